@@ -1,0 +1,107 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Layering (arrows point down only; see README.md):
+/// bluewire (CLI) → Bluewire (Host) → GATT → ATT → L2CAP → HCI → Core; Snoop → Core;
+/// Transport does all I/O; Testing provides virtual and replay controllers.
+/// Core modules (Core, Snoop, HCI, L2CAP, ATT, GATT, Analysis) use no Foundation and no Glibc and
+/// compile under Embedded Swift (scripts/check-embedded.sh).
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Bluewire",
+    products: [
+        .library(name: "Bluewire", targets: ["Bluewire"]),
+        .library(name: "BluewireCore", targets: ["BluewireCore"]),
+        .library(name: "BluewireSnoop", targets: ["BluewireSnoop"]),
+        .library(name: "BluewireHCI", targets: ["BluewireHCI"]),
+        .library(name: "BluewireL2CAP", targets: ["BluewireL2CAP"]),
+        .library(name: "BluewireATT", targets: ["BluewireATT"]),
+        .library(name: "BluewireGATT", targets: ["BluewireGATT"]),
+        .library(name: "BluewireAnalysis", targets: ["BluewireAnalysis"]),
+        .library(name: "BluewireTransport", targets: ["BluewireTransport"]),
+        .library(name: "BluewireTesting", targets: ["BluewireTesting"]),
+        .executable(name: "bluewire", targets: ["bluewire"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // MARK: sans-I/O core (no Foundation, no Glibc, Embedded-Swift clean)
+        .target(name: "BluewireCore", swiftSettings: strict),
+        .target(name: "BluewireSnoop", dependencies: ["BluewireCore"], swiftSettings: strict),
+        .target(name: "BluewireHCI", dependencies: ["BluewireCore"], swiftSettings: strict),
+        .target(name: "BluewireL2CAP", dependencies: ["BluewireCore", "BluewireHCI"], swiftSettings: strict),
+        .target(name: "BluewireATT", dependencies: ["BluewireCore", "BluewireL2CAP"], swiftSettings: strict),
+        .target(
+            name: "BluewireGATT",
+            dependencies: ["BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "BluewireAnalysis",
+            dependencies: ["BluewireCore", "BluewireSnoop", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT"],
+            swiftSettings: strict
+        ),
+
+        // MARK: I/O and host
+        .systemLibrary(
+            name: "CBluetooth",
+            pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]
+        ),
+        .target(
+            name: "BluewireTransport",
+            dependencies: ["BluewireCore", "BluewireHCI", "BluewireSnoop", "CBluetooth"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Bluewire",
+            dependencies: [
+                "BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT",
+                "BluewireSnoop", "BluewireTransport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "BluewireTesting",
+            dependencies: ["Bluewire", "BluewireCore", "BluewireHCI", "BluewireSnoop", "BluewireTransport"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "bluewire",
+            dependencies: [
+                "Bluewire", "BluewireAnalysis", "BluewireTesting", "BluewireTransport", "BluewireSnoop",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: tests
+        .testTarget(name: "BluewireCoreTests", dependencies: ["BluewireCore"]),
+        .testTarget(name: "BluewireSnoopTests", dependencies: ["BluewireSnoop", "BluewireCore"]),
+        .testTarget(name: "BluewireHCITests", dependencies: ["BluewireHCI", "BluewireCore"]),
+        .testTarget(name: "BluewireL2CAPTests", dependencies: ["BluewireL2CAP", "BluewireHCI", "BluewireCore"]),
+        .testTarget(name: "BluewireATTTests", dependencies: ["BluewireATT", "BluewireL2CAP", "BluewireCore"]),
+        .testTarget(name: "BluewireGATTTests", dependencies: ["BluewireGATT", "BluewireATT", "BluewireCore"]),
+        .testTarget(
+            name: "BluewireAnalysisTests",
+            dependencies: ["BluewireAnalysis", "BluewireSnoop", "BluewireHCI", "BluewireCore"],
+            resources: []
+        ),
+        .testTarget(name: "BluewireTransportTests", dependencies: ["BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireSnoop"]),
+        .testTarget(
+            name: "BluewireHostTests",
+            dependencies: ["Bluewire", "BluewireTesting", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireATT"]
+        ),
+        .testTarget(
+            name: "InteropTests",
+            dependencies: ["Bluewire", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireSnoop", "BluewireAnalysis"]
+        ),
+    ]
+)
