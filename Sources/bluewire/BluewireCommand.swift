@@ -1,0 +1,19 @@
+import ArgumentParser
+
+/// `bluewire`: the command-line front end of the Bluewire BLE host stack (see README.md).
+@main
+struct BluewireCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bluewire",
+        abstract: "A Bluetooth Low Energy host stack that speaks HCI directly: decode, analyze, scan, GATT, serve, replay, throughput.",
+        subcommands: [
+            DecodeCommand.self,
+            AnalyzeCommand.self,
+            ScanCommand.self,
+            GATTCommand.self,
+            ServeCommand.self,
+            ReplayCommand.self,
+            ThroughputCommand.self,
+        ]
+    )
+}

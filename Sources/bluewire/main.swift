@@ -1,1 +1,0 @@
-print("bluewire: under construction")
