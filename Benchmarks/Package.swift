@@ -1,0 +1,28 @@
+// swift-tools-version: 6.1
+import PackageDescription
+import Foundation
+
+// A path dependency is named after its folder: find the library checkout's folder name.
+let bluewire = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+// Benchmarks live in their own package so the library's build and test never pull in the
+// benchmark framework. Run: `cd Benchmarks && swift package benchmark` (see README.md).
+let package = Package(
+    name: "BluewireBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "CaptureDecode",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "BluewireCore", package: bluewire),
+            ],
+            path: "Benchmarks/CaptureDecode",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)
