@@ -1,0 +1,81 @@
+import BluewireCore
+
+/// Serializes `JSONValue`s as RFC 8259 text without Foundation.
+///
+/// Output is deterministic: members keep their order, strings are escaped minimally (quote, backslash,
+/// control characters) and everything else is written as UTF-8.
+public enum JSONWriter {
+    /// How much whitespace to put between tokens.
+    public enum Style: Sendable {
+        /// `{"a":1,"b":[1,2]}`
+        case compact
+        /// `{ "a": 1, "b": [1, 2] }` on one line.
+        case spaced
+    }
+
+    /// The JSON text of `value`.
+    public static func serialize(_ value: JSONValue, style: Style = .compact) -> String {
+        var out: [UInt8] = []
+        write(value, style: style, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the JSON text of `value` to `out`.
+    public static func write(_ value: JSONValue, style: Style, into out: inout [UInt8]) {
+        switch value.kind {
+        case .null: appendASCII("null", to: &out)
+        case .bool(let flag): appendASCII(flag ? "true" : "false", to: &out)
+        case .number(let number): out.append(contentsOf: number.text.utf8)
+        case .string(let text): writeString(text, into: &out)
+        case .array(let items):
+            if items.isEmpty {
+                appendASCII("[]", to: &out)
+                return
+            }
+            out.append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { appendASCII(style == .compact ? "," : ", ", to: &out) }
+                write(item, style: style, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            if members.isEmpty {
+                appendASCII("{}", to: &out)
+                return
+            }
+            appendASCII(style == .compact ? "{" : "{ ", to: &out)
+            for (i, member) in members.enumerated() {
+                if i > 0 { appendASCII(style == .compact ? "," : ", ", to: &out) }
+                writeString(member.key, into: &out)
+                appendASCII(style == .compact ? ":" : ": ", to: &out)
+                write(member.value, style: style, into: &out)
+            }
+            appendASCII(style == .compact ? "}" : " }", to: &out)
+        }
+    }
+
+    /// Appends `text` as a quoted JSON string.
+    public static func writeString(_ text: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): appendASCII("\\\"", to: &out)
+            case UInt8(ascii: "\\"): appendASCII("\\\\", to: &out)
+            case 0x0A: appendASCII("\\n", to: &out)
+            case 0x0D: appendASCII("\\r", to: &out)
+            case 0x09: appendASCII("\\t", to: &out)
+            case 0x08: appendASCII("\\b", to: &out)
+            case 0x0C: appendASCII("\\f", to: &out)
+            case 0x00..<0x20:
+                appendASCII("\\u00", to: &out)
+                out.append(contentsOf: hex(byte, width: 2).utf8)
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    static func appendASCII(_ text: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}
