@@ -1,0 +1,116 @@
+import BluewireCore
+import BluewireTesting
+import Synchronization
+import Testing
+
+/// Collects values from `@Sendable` closures run by the clock.
+final class Recorder<Value: Sendable>: Sendable {
+    private let storage = Mutex<[Value]>([])
+    func append(_ value: Value) { storage.withLock { $0.append(value) } }
+    var values: [Value] { storage.withLock { $0 } }
+}
+
+@Suite("TestClock")
+struct TestClockTests {
+    @Test("actions run in deadline order, ties in scheduling order, each seeing its own deadline as now")
+    func actionsRunInDeadlineOrder() {
+        let clock = TestClock()
+        let log = Recorder<String>()
+        clock.schedule(at: MonotonicInstant(microseconds: 300)) { log.append("c@\(clock.monotonicNow.microseconds)") }
+        clock.schedule(at: MonotonicInstant(microseconds: 100)) { log.append("a@\(clock.monotonicNow.microseconds)") }
+        clock.schedule(at: MonotonicInstant(microseconds: 300)) { log.append("d@\(clock.monotonicNow.microseconds)") }
+        clock.schedule(after: .microseconds(200)) { log.append("b@\(clock.monotonicNow.microseconds)") }
+        clock.advance(by: .microseconds(250))
+        #expect(log.values == ["a@100", "b@200"])
+        #expect(clock.monotonicNow == MonotonicInstant(microseconds: 250))
+        clock.advance(by: .microseconds(50))
+        #expect(log.values == ["a@100", "b@200", "c@300", "d@300"])
+        #expect(clock.pendingCount == 0)
+    }
+
+    @Test("actions scheduled by a running action run in the same advance when they fall due")
+    func actionsScheduledDuringAdvanceRun() {
+        let clock = TestClock()
+        let log = Recorder<Int64>()
+        clock.schedule(after: .milliseconds(10)) {
+            log.append(clock.monotonicNow.microseconds)
+            clock.schedule(after: .milliseconds(10)) { log.append(clock.monotonicNow.microseconds) }
+            clock.schedule(after: .milliseconds(100)) { log.append(clock.monotonicNow.microseconds) }
+        }
+        clock.advance(by: .milliseconds(50))
+        #expect(log.values == [10_000, 20_000])
+        #expect(clock.nextDeadline == MonotonicInstant(microseconds: 110_000))
+    }
+
+    @Test("a cancelled action never runs and a deadline in the past runs on the next advance")
+    func cancelAndPastDeadlines() {
+        let clock = TestClock(start: MonotonicInstant(microseconds: 1_000))
+        let log = Recorder<String>()
+        let token = clock.schedule(after: .seconds(1)) { log.append("cancelled") }
+        clock.schedule(at: .zero) { log.append("late") }
+        #expect(log.values.isEmpty, "scheduling never runs an action inline")
+        #expect(clock.cancel(token))
+        #expect(!clock.cancel(token))
+        clock.advance(by: .zero)
+        clock.advance(by: .seconds(2))
+        #expect(log.values == ["late"])
+    }
+
+    @Test("runUntilIdle stops at its limit even when work is periodic")
+    func runUntilIdleStopsAtLimit() {
+        let clock = TestClock()
+        let ticks = Recorder<Int64>()
+        @Sendable func tick() {
+            ticks.append(clock.monotonicNow.microseconds)
+            clock.schedule(after: .milliseconds(100), tick)
+        }
+        clock.schedule(after: .milliseconds(100), tick)
+        let steps = clock.runUntilIdle(notAfter: MonotonicInstant(microseconds: 350_000))
+        #expect(steps == 3)
+        #expect(ticks.values == [100_000, 200_000, 300_000])
+    }
+
+    @Test("a task sleeping on the clock resumes only when time is advanced past its deadline")
+    func sleeperResumesOnAdvance() async throws {
+        let clock = TestClock()
+        let woke = Recorder<Int64>()
+        let task = Task {
+            try await clock.sleep(for: .seconds(30))
+            woke.append(clock.monotonicNow.microseconds)
+        }
+        await clock.waitForSleepers(count: 1)
+        await clock.advance(by: .seconds(29))
+        #expect(woke.values.isEmpty)
+        await clock.advance(by: .seconds(1))
+        try await task.value
+        #expect(woke.values == [30_000_000])
+    }
+
+    @Test("the Clock conformance sleeps in virtual time through the standard API")
+    func clockProtocolSleep() async throws {
+        let clock = TestClock()
+        func waitTwice<C: Clock<Duration>>(on clock: C) async throws {
+            try await clock.sleep(for: .milliseconds(500))
+            try await clock.sleep(for: .milliseconds(500))
+        }
+        let task = Task { try await waitTwice(on: clock) }
+        await clock.waitForSleepers()
+        await clock.advance(by: .milliseconds(500))
+        await clock.waitForSleepers()
+        #expect(clock.now.duration(to: TestClock.Instant(MonotonicInstant(microseconds: 1_000_000))) == .milliseconds(500))
+        await clock.advance(by: .milliseconds(500))
+        try await task.value
+        #expect(clock.monotonicNow == MonotonicInstant(microseconds: 1_000_000))
+    }
+
+    @Test("cancelling a sleeping task throws CancellationError and removes the sleeper")
+    func cancelledSleeperThrows() async {
+        let clock = TestClock()
+        let task = Task { try await clock.sleep(for: .seconds(5)) }
+        await clock.waitForSleepers()
+        task.cancel()
+        let result = await task.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(clock.sleeperCount == 0)
+    }
+}
