@@ -162,8 +162,9 @@ public struct ATTBearer: Sendable {
         if let reason = closeReason { throw reason == .disconnected ? .disconnected : .closed }
         guard let request = peerRequest else { throw .noRequestToRespondTo }
         let matches: Bool
-        if case .errorResponse = response {
-            matches = true
+        if case .errorResponse(let requestOpcode, _, _) = response {
+            // The Error Response names the request it answers (§3.4.1.1).
+            matches = requestOpcode == request
         } else {
             matches = response.opcode == request.responseOpcode
         }

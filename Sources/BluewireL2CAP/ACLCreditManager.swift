@@ -15,6 +15,7 @@ public struct ACLCreditManager: Sendable {
     /// Packets sent and not yet reported completed, per handle.
     public private(set) var inFlight: [UInt16: Int] = [:]
 
+    var inFlightTotal = 0
     var queues: [UInt16: FragmentQueue] = [:]
     /// Handles in the order they get turns; the next turn starts at `cursor`.
     var order: [UInt16] = []
@@ -25,11 +26,7 @@ public struct ACLCreditManager: Sendable {
     }
 
     /// Buffers free in the controller now.
-    public var availableCredits: Int {
-        var used = 0
-        for count in inFlight.values { used += count }
-        return Swift.max(0, totalBuffers - used)
-    }
+    public var availableCredits: Int { Swift.max(0, totalBuffers - inFlightTotal) }
 
     /// Packets waiting on `handle`.
     public func queuedCount(handle: UInt16) -> Int { queues[handle]?.count ?? 0 }
@@ -71,6 +68,7 @@ public struct ACLCreditManager: Sendable {
             idle = 0
             out.append(packet)
             inFlight[handle, default: 0] += 1
+            inFlightTotal += 1
             credits -= 1
         }
         return out
@@ -85,6 +83,7 @@ public struct ACLCreditManager: Sendable {
         let current = inFlight[handle] ?? 0
         let returned = Swift.min(current, Swift.max(0, count))
         inFlight[handle] = current - returned == 0 ? nil : current - returned
+        inFlightTotal -= returned
         return returned
     }
 
@@ -93,7 +92,7 @@ public struct ACLCreditManager: Sendable {
     @discardableResult
     public mutating func disconnected(handle: UInt16) -> Int {
         let dropped = queues.removeValue(forKey: handle)?.count ?? 0
-        inFlight[handle] = nil
+        inFlightTotal -= inFlight.removeValue(forKey: handle) ?? 0
         if let index = order.firstIndex(of: handle) {
             order.remove(at: index)
             if cursor > index { cursor -= 1 }

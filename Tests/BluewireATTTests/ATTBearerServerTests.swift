@@ -20,6 +20,9 @@ import Testing
         #expect(throws: ATTBearerError.responseDoesNotMatchRequest(request: .writeRequest, response: .readResponse)) {
             try bearer.respond(.readResponse(value: []))
         }
+        #expect(throws: ATTBearerError.responseDoesNotMatchRequest(request: .writeRequest, response: .errorResponse)) {
+            try bearer.respond(.errorResponse(requestOpcode: .readRequest, handle: 3, error: .writeNotPermitted))
+        }
         try bearer.respond(.errorResponse(requestOpcode: .writeRequest, handle: 3, error: .writeNotPermitted))
         #expect(drain(&bearer).sent == [[0x01, 0x12, 0x03, 0x00, 0x03]])
     }
