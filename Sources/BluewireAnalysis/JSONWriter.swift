@@ -1,0 +1,118 @@
+import BluewireCore
+
+/// Builds one JSON value as text, without Foundation.
+///
+/// Strings are escaped as RFC 8259 §7 requires: quote, backslash and every control character below
+/// U+0020 are escaped, everything else is written as UTF-8. Device names and logging text in captures
+/// are arbitrary bytes, so this matters: a name holding a quote or a newline must not break a line of
+/// JSON output.
+public struct JSONWriter: Sendable {
+    public private(set) var text: String = ""
+    /// One entry per open object/array: whether a value was already written in it.
+    private var hasValue: [Bool] = [false]
+    private var afterKey = false
+
+    public init() {}
+
+    /// Opens an object (as a value, or as the value of the key just written).
+    public mutating func beginObject() {
+        separate()
+        text.append("{")
+        hasValue.append(false)
+    }
+
+    public mutating func endObject() {
+        text.append("}")
+        if hasValue.count > 1 { hasValue.removeLast() }
+    }
+
+    public mutating func beginArray() {
+        separate()
+        text.append("[")
+        hasValue.append(false)
+    }
+
+    public mutating func endArray() {
+        text.append("]")
+        if hasValue.count > 1 { hasValue.removeLast() }
+    }
+
+    /// Writes `"key":`; the next value written belongs to it.
+    public mutating func key(_ name: String) {
+        separate()
+        JSONWriter.appendQuoted(name, to: &text)
+        text.append(":")
+        afterKey = true
+    }
+
+    public mutating func string(_ value: String) {
+        separate()
+        JSONWriter.appendQuoted(value, to: &text)
+    }
+
+    public mutating func integer<T: BinaryInteger>(_ value: T) {
+        separate()
+        text.append(String(value))
+    }
+
+    public mutating func bool(_ value: Bool) {
+        separate()
+        text.append(value ? "true" : "false")
+    }
+
+    public mutating func null() {
+        separate()
+        text.append("null")
+    }
+
+    /// A key and a string value.
+    public mutating func field(_ name: String, _ value: String) {
+        key(name)
+        string(value)
+    }
+
+    /// A key and an integer value.
+    public mutating func field<T: BinaryInteger>(_ name: String, _ value: T) {
+        key(name)
+        integer(value)
+    }
+
+    private mutating func separate() {
+        if afterKey {
+            afterKey = false
+            return
+        }
+        let last = hasValue.count - 1
+        if hasValue[last] { text.append(",") }
+        hasValue[last] = true
+    }
+
+    /// Appends `value` as a quoted, escaped JSON string.
+    public static func appendQuoted(_ value: String, to out: inout String) {
+        out.append("\"")
+        for scalar in value.unicodeScalars {
+            switch scalar.value {
+            case 0x22: out.append("\\\"")
+            case 0x5C: out.append("\\\\")
+            case 0x0A: out.append("\\n")
+            case 0x0D: out.append("\\r")
+            case 0x09: out.append("\\t")
+            case 0x08: out.append("\\b")
+            case 0x0C: out.append("\\f")
+            case 0x00..<0x20, 0x7F:
+                out.append("\\u00")
+                out.append(hex(UInt8(truncatingIfNeeded: scalar.value), width: 2))
+            default:
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        out.append("\"")
+    }
+
+    /// `value` as a quoted, escaped JSON string.
+    public static func quoted(_ value: String) -> String {
+        var out = ""
+        appendQuoted(value, to: &out)
+        return out
+    }
+}

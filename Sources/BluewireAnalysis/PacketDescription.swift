@@ -1,0 +1,128 @@
+import BluewireCore
+
+/// What the describer says about one capture record: a one-line summary and the same facts as
+/// named fields for JSON.
+public struct PacketDescription: Sendable {
+    /// A field value in the JSON form.
+    public enum Value: Sendable, Equatable {
+        case string(String)
+        case integer(Int64)
+        case bool(Bool)
+        case strings([String])
+    }
+
+    /// The record's index in the capture.
+    public var index: Int
+    /// Microseconds since the first record (negative if the capture's clock stepped back).
+    public var relativeTime: Int64
+    /// nil for notes, which did not cross the HCI.
+    public var direction: PacketDirection?
+    /// "HCI Command", "HCI Event", "ACL", "SCO", "ISO" or "Note".
+    public var kind: String
+    /// The decoded summary, e.g. `LE Set Scan Enable enable=1 filter_duplicates=0`.
+    public var summary: String
+    /// The summary's facts as fields, in the order they were found.
+    public var fields: [(name: String, value: Value)]
+    /// The first decoding problem met in this record, if any (the summary then says what was decoded).
+    public var error: DecodeError?
+
+    public init(index: Int, relativeTime: Int64, direction: PacketDirection?, kind: String) {
+        self.index = index
+        self.relativeTime = relativeTime
+        self.direction = direction
+        self.kind = kind
+        self.summary = ""
+        self.fields = []
+        self.error = nil
+    }
+
+    /// Adds to the summary text, separated by a space.
+    public mutating func say(_ text: String) {
+        if summary.isEmpty { summary = text } else { summary += " " + text }
+    }
+
+    /// Adds a field and shows it in the summary as `name=value`.
+    public mutating func add(_ name: String, _ value: Value, shown: Bool = true) {
+        fields.append((name, value))
+        guard shown else { return }
+        switch value {
+        case .string(let text): say(name + "=" + text)
+        case .integer(let number): say(name + "=" + String(number))
+        case .bool(let flag): say(name + "=" + (flag ? "yes" : "no"))
+        case .strings(let list): say(name + "=" + list.joined(separator: ","))
+        }
+    }
+
+    public mutating func add(_ name: String, _ text: String, shown: Bool = true) {
+        add(name, .string(text), shown: shown)
+    }
+
+    public mutating func add<T: BinaryInteger>(_ name: String, _ number: T, shown: Bool = true) {
+        add(name, .integer(Int64(truncatingIfNeeded: number)), shown: shown)
+    }
+
+    /// Adds a hexadecimal field (`0x002a`, lower case, `digits` wide).
+    public mutating func addHex<T: BinaryInteger>(_ name: String, _ number: T, digits: Int = 4, shown: Bool = true) {
+        add(name, .string("0x" + hex(number, width: digits)), shown: shown)
+    }
+
+    /// Records a decoding problem; the first one is kept.
+    public mutating func fail(_ problem: DecodeError) {
+        if error == nil { error = problem }
+        say("[" + problem.description + "]")
+    }
+
+    /// The btmon-like line: index, seconds since the first record, direction, kind and summary.
+    public var line: String {
+        let arrow: String
+        switch direction {
+        case .hostToController?: arrow = "<"
+        case .controllerToHost?: arrow = ">"
+        case nil: arrow = "="
+        }
+        let number = "#" + String(index)
+        let padded = number + String(repeating: " ", count: max(1, 8 - number.count))
+        return padded + PacketDescription.seconds(relativeTime) + " " + arrow + " " + kind + ": " + summary
+    }
+
+    /// `12.345678`: seconds with six decimals.
+    static func seconds(_ microseconds: Int64) -> String {
+        let sign = microseconds < 0 ? "-" : ""
+        let magnitude = microseconds.magnitude
+        let fraction = String(magnitude % 1_000_000)
+        return sign + String(magnitude / 1_000_000) + "."
+            + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+
+    /// The description as one JSON object (no newline).
+    public var json: String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.field("index", index)
+        writer.field("time_us", relativeTime)
+        switch direction {
+        case .hostToController?: writer.field("direction", "host_to_controller")
+        case .controllerToHost?: writer.field("direction", "controller_to_host")
+        case nil: writer.key("direction"); writer.null()
+        }
+        writer.field("kind", kind)
+        writer.field("summary", summary)
+        for (name, value) in fields {
+            writer.key(name)
+            switch value {
+            case .string(let text): writer.string(text)
+            case .integer(let number): writer.integer(number)
+            case .bool(let flag): writer.bool(flag)
+            case .strings(let list):
+                writer.beginArray()
+                for item in list { writer.string(item) }
+                writer.endArray()
+            }
+        }
+        if let error {
+            writer.field("error", error.description)
+        }
+        writer.endObject()
+        return writer.text
+    }
+}
