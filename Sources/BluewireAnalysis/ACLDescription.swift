@@ -15,14 +15,19 @@ enum ACLDescription {
             // A length mismatch still has a usable header; a truncated one does not.
             if packet.count >= 4 {
                 let s = packet.startIndex
-                d.addHex("handle", UInt16(packet[s]) | UInt16(packet[s &+ 1] & 0x0F) << 8, digits: 4)
+                let handle = UInt16(packet[s]) | UInt16(packet[s &+ 1] & 0x0F) << 8
+                d.addHex("acl_handle", handle, shown: false)
+                d.say("handle 0x" + hex(handle, width: 4))
             }
             d.fail(error)
             return
         }
-        d.addHex("handle", header.handle)
+        // Shown btmon-style; the JSON key differs from the ATT attribute handle's.
+        d.addHex("acl_handle", header.handle, shown: false)
         d.add("flags", header.packetBoundary.rawValue, shown: false)
-        d.add("dlen", header.data.count)
+        d.add("dlen", header.data.count, shown: false)
+        d.say("handle 0x" + hex(header.handle, width: 4) + " flags 0x" + hex(header.packetBoundary.rawValue, width: 2)
+            + " dlen " + String(header.data.count))
         switch reassembler.push(packet, direction: direction, recordIndex: recordIndex) {
         case .dropped:
             d.say(header.packetBoundary.isStart ? "(L2CAP length does not fit)" : "(continuation without start)")

@@ -43,7 +43,15 @@ public struct PacketDescription: Sendable {
 
     /// Adds a field and shows it in the summary as `name=value`.
     public mutating func add(_ name: String, _ value: Value, shown: Bool = true) {
-        fields.append((name, value))
+        // JSON objects need unique keys: a repeated field (two manufacturer data structures, say)
+        // gets a numbered name.
+        var key = name
+        var n = 2
+        while fields.contains(where: { $0.name == key }) {
+            key = name + "_" + String(n)
+            n += 1
+        }
+        fields.append((key, value))
         guard shown else { return }
         switch value {
         case .string(let text): say(name + "=" + text)

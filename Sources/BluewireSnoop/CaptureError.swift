@@ -56,7 +56,12 @@ public struct CaptureError: Error, Equatable, Sendable, CustomStringConvertible 
         case .malformedBlock(let reason):
             what = "malformed \(field.asString): " + CaptureError.text(reason)
         }
-        return "record \(recordIndex) at offset \(offset): \(what)"
+        switch reason {
+        case .unknownFormat, .unsupportedVersion:
+            return what
+        default:
+            return "record \(recordIndex) at offset \(offset): \(what)"
+        }
     }
 
     static func text(_ reason: DecodeError.Reason) -> String {
