@@ -1,0 +1,102 @@
+import BluewireAnalysis
+import BluewireSnoop
+import Foundation
+import Testing
+
+/// `bluewire decode` run as a process, as users and scripts run it.
+@Suite struct DecodeCommandTests {
+    /// The `bluewire` executable SwiftPM built next to the test bundle.
+    static var executable: URL? {
+        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("bluewire")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        let build = AnalysisFixtures.captures.deletingLastPathComponent().appendingPathComponent(".build/debug/bluewire")
+        return FileManager.default.isExecutableFile(atPath: build.path) ? build : nil
+    }
+
+    struct Run {
+        var status: Int32
+        var reason: Process.TerminationReason
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String]) throws -> Run {
+        let binary = try #require(executable, "the bluewire executable was not built")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, reason: process.terminationReason,
+                   stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func temporaryFile(_ bytes: [UInt8]) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bluewire-decode-\(UUID().uuidString)")
+        try Data(bytes).write(to: url)
+        return url
+    }
+
+    @Test func summaryPrintsTheCountsObject() throws {
+        let path = AnalysisFixtures.captures.appendingPathComponent("horizon_treadmill_notify.btsnoop_hci.log").path
+        let result = try Self.run(["decode", path, "--summary"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(json["frames"] as? Int == 2572)
+        #expect(json["att_frames"] as? Int == 1659)
+    }
+
+    @Test func jsonPrintsOneLinePerRecord() throws {
+        let path = AnalysisFixtures.captures.appendingPathComponent("darkelf_att_only_h4.pcapng").path
+        let result = try Self.run(["decode", path, "--json"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 122)
+        #expect(lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil })
+    }
+
+    @Test func truncatedFilePrintsEveryRecordThenOneErrorLine() throws {
+        let bytes = AnalysisFixtures.bytes("horizon_treadmill_notify.btsnoop_hci.log")
+        let url = try Self.temporaryFile(Array(bytes.dropLast(7)))
+        defer { try? FileManager.default.removeItem(at: url) }
+        let result = try Self.run(["decode", url.path])
+        #expect(result.reason == .exit && result.status != 0)
+        #expect(result.stdout.split(separator: "\n").count == 2571)
+        let errorLines = result.stderr.split(separator: "\n")
+        #expect(errorLines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("record 2571 at offset"), "\(result.stderr)")
+    }
+
+    @Test(arguments: [
+        ("missing", nil as [UInt8]?),
+        ("not a capture", Array("hello, world! this is text".utf8)),
+        ("empty", []),
+        ("bad version", Array("btsnoop".utf8) + [0, 0, 0, 0, 9, 0, 0, 3, 0xEA]),
+    ])
+    func badFilesGiveOneErrorLineAndNonZeroStatus(_ label: String, _ bytes: [UInt8]?) throws {
+        let url: URL
+        if let bytes {
+            url = try Self.temporaryFile(bytes)
+        } else {
+            url = URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString).log")
+        }
+        defer { try? FileManager.default.removeItem(at: url) }
+        for flags in [[], ["--json"], ["--summary"]] {
+            let result = try Self.run(["decode", url.path] + flags)
+            #expect(result.reason == .exit, "\(label) \(flags): terminated by a signal")
+            #expect(result.status != 0, "\(label) \(flags)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(label) \(flags): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(label) \(flags)")
+        }
+    }
+}
