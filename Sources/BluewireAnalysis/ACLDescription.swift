@@ -6,7 +6,7 @@ import BluewireHCI
 enum ACLDescription {
     static func describe(
         _ packet: ArraySlice<UInt8>, direction: PacketDirection, recordIndex: Int,
-        reassembler: inout L2CAPReassembler, into d: inout PacketDescription
+        reassembler: inout CaptureL2CAPReassembler, into d: inout PacketDescription
     ) {
         let header: ACLPacket
         do {
@@ -43,7 +43,7 @@ enum ACLDescription {
         }
     }
 
-    static func describeL2CAP(_ pdu: L2CAPReassembler.PDU, into d: inout PacketDescription) {
+    static func describeL2CAP(_ pdu: CaptureL2CAPReassembler.PDU, into d: inout PacketDescription) {
         guard let channel = pdu.channelID else {
             d.fail(DecodeError(.truncated(needed: 4, available: pdu.bytes.count), layer: "l2cap",
                                field: "Basic L2CAP header", offset: 0))

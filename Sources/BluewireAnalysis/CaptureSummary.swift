@@ -40,7 +40,7 @@ public struct CaptureSummary: Sendable {
     public var smpFrames = 0
     public var l2capLESignalingFrames = 0
 
-    var reassembler = L2CAPReassembler()
+    var reassembler = CaptureL2CAPReassembler()
 
     public init() {}
 

@@ -10,7 +10,7 @@ import BluewireSnoop
 /// packet that completes it. Malformed packets are described as far as they decode, with the error.
 public struct PacketDescriber: Sendable {
     var firstTimestamp: Int64?
-    var reassembler = L2CAPReassembler()
+    var reassembler = CaptureL2CAPReassembler()
 
     public init() {}
 

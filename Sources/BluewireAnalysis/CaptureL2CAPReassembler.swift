@@ -1,8 +1,8 @@
 import BluewireCore
 import BluewireHCI
 
-/// Reassembles L2CAP PDUs from HCI ACL fragments for display and counting, per connection handle and
-/// direction (Core Vol 4 Part E §5.4.2: a PDU starts with a packet whose Packet_Boundary_Flag is 0b00
+/// Reassembles L2CAP PDUs from HCI ACL fragments of a capture for display and counting, per connection
+/// handle and direction (Core Vol 4 Part E §5.4.2: a PDU starts with a packet whose Packet_Boundary_Flag is 0b00
 /// or 0b10 and continues with 0b01 packets; the L2CAP Length field says when it is complete).
 ///
 /// It follows the rules Wireshark's ACL dissector applies, so that per-PDU counts can be compared
@@ -13,7 +13,11 @@ import BluewireHCI
 /// mid-PDU) are dropped.
 ///
 /// Buffers are kept per link and reused, so after the first PDUs nothing is allocated per packet.
-public struct L2CAPReassembler: Sendable {
+///
+/// The live stack uses `BluewireL2CAP.L2CAPReassembler`, which enforces the specification and reports
+/// errors; this one reproduces an analyser's view of a recording (including its leniency), so that
+/// counts can be checked against tshark.
+public struct CaptureL2CAPReassembler: Sendable {
     struct Link: Sendable {
         var handle: UInt16
         var direction: PacketDirection
@@ -125,7 +129,7 @@ public struct L2CAPReassembler: Sendable {
     }
 
     private mutating func addLink(_ handle: UInt16, _ direction: PacketDirection) -> Int {
-        if links.count < L2CAPReassembler.maximumLinks {
+        if links.count < CaptureL2CAPReassembler.maximumLinks {
             links.append(Link(handle: handle, direction: direction))
             return links.count - 1
         }

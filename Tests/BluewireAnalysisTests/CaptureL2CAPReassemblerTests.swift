@@ -13,7 +13,7 @@ import Testing
     static let pdu: [UInt8] = [0x09, 0x00, 0x04, 0x00, 0x1B, 0x0E, 0x00, 1, 2, 3, 4, 5, 6]
 
     @Test func unfragmentedPDUIsCompleteAtOnceAndNotCopied() {
-        var r = L2CAPReassembler()
+        var r = CaptureL2CAPReassembler()
         let packet = Self.acl(0x40, pb: 2, Self.pdu)
         guard case .complete(let pdu) = r.push(packet, direction: .controllerToHost, recordIndex: 3) else {
             Issue.record("expected a complete PDU")
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func fragmentsAreJoinedPerHandleAndDirection() {
-        var r = L2CAPReassembler()
+        var r = CaptureL2CAPReassembler()
         _ = r.push(Self.acl(0x40, pb: 2, Array(Self.pdu[0..<6])), direction: .controllerToHost, recordIndex: 0)
         // Traffic on another handle and in the other direction does not disturb it.
         _ = r.push(Self.acl(0x41, pb: 2, Array(Self.pdu[0..<5])), direction: .controllerToHost, recordIndex: 1)
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func continuationWithoutStartOrTooLongIsDropped() {
-        var r = L2CAPReassembler()
+        var r = CaptureL2CAPReassembler()
         guard case .dropped = r.push(Self.acl(0x40, pb: 1, [1, 2, 3]), direction: .controllerToHost, recordIndex: 0)
         else { Issue.record("orphan continuation should be dropped"); return }
         _ = r.push(Self.acl(0x40, pb: 2, Array(Self.pdu[0..<6])), direction: .controllerToHost, recordIndex: 1)
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func startCarryingMoreThanItsL2CAPLengthStartsNothing() {
-        var r = L2CAPReassembler()
+        var r = CaptureL2CAPReassembler()
         var data = Self.pdu
         data[0] = 0x02  // L2CAP length 2, but 9 payload bytes follow
         guard case .dropped = r.push(Self.acl(0x40, pb: 2, data), direction: .controllerToHost, recordIndex: 0)
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func tinyPacketsNeverTrap() {
-        var r = L2CAPReassembler()
+        var r = CaptureL2CAPReassembler()
         for length in 0..<8 {
             for pb: UInt8 in [0, 1, 2, 3] {
                 let bytes = [UInt8(0x40), pb << 4, UInt8(length), 0] + [UInt8](repeating: 0xFF, count: length)
