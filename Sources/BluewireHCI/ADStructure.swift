@@ -106,6 +106,7 @@ public struct ADUUIDList: Hashable, Sendable, Sequence {
         self.bytes = bytes
     }
 
+    /// Yields each UUID of the list in order.
     public struct Iterator: IteratorProtocol {
         @usableFromInline var rest: ArraySlice<UInt8>
         @usableFromInline let width: Int

@@ -13,6 +13,7 @@ public struct AdvertisingData: Hashable, Sendable, Sequence {
     @inlinable public init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
     @inlinable public init(_ bytes: [UInt8]) { self.bytes = bytes[...] }
 
+    /// Walks the structures; stops at the end, at a zero Length, or at a malformed Length (see `error`).
     public struct Iterator: IteratorProtocol {
         @usableFromInline let bytes: ArraySlice<UInt8>
         @usableFromInline var index: Int

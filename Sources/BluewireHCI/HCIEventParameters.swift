@@ -123,6 +123,7 @@ public struct NumberOfCompletedPackets: Hashable, Sendable, Sequence {
         self.entries = entries
     }
 
+    /// One handle and the number of its packets completed since the last event.
     public struct Entry: Hashable, Sendable {
         public var connectionHandle: UInt16
         public var numCompletedPackets: UInt16
@@ -132,6 +133,7 @@ public struct NumberOfCompletedPackets: Hashable, Sendable, Sequence {
         }
     }
 
+    /// Reads handle/count pairs straight from the event bytes.
     public struct Iterator: IteratorProtocol {
         @usableFromInline var bytes: ArraySlice<UInt8>
         @usableFromInline var index: Int

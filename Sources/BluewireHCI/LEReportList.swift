@@ -48,6 +48,7 @@ public struct LEReportList<Report: LEReport>: Hashable, Sendable, Sequence {
         self.validCount = count
     }
 
+    /// Decodes the next report from the event bytes.
     public struct Iterator: IteratorProtocol {
         @usableFromInline var reader: ByteReader
         @usableFromInline var remaining: Int
