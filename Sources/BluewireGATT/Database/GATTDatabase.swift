@@ -7,7 +7,7 @@ import BluewireCore
 /// (`GATTDatabase(json:)`). Lookups by handle are binary searches; nothing is allocated per request.
 public struct GATTDatabase: Sendable {
     /// Every attribute, in strictly ascending handle order.
-    public private(set) var attributes: [GATTAttribute]
+    public internal(set) var attributes: [GATTAttribute]
     /// The characteristics found from their declarations, in handle order.
     public private(set) var characteristics: [GATTCharacteristicInfo]
     var characteristicByValueHandle: [UInt16: Int]
@@ -145,6 +145,12 @@ public struct GATTDatabase: Sendable {
         guard case .cached = attributes[i].value else { throw .valueIsDynamic(handle) }
         attributes[i].value = .cached(bytes)
         if attributes[i].type == .characteristic { indexCharacteristics() }
+    }
+
+    /// Stores a value the server has already validated (a client's write).
+    mutating func replaceCachedValue(_ bytes: [UInt8], at index: Int) {
+        attributes[index].value = .cached(bytes)
+        if attributes[index].type == .characteristic { indexCharacteristics() }
     }
 
     /// Replaces an attribute's value source (cached bytes or handlers).
