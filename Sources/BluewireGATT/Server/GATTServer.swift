@@ -111,10 +111,9 @@ public struct GATTServer: Sendable {
     /// the response or Error Response to a request, nothing for a command, and for a Handle Value
     /// Confirmation the next queued indication (if one was waiting).
     ///
-    /// PDUs of the client role (responses, notifications, indications) are not for the server and
-    /// are ignored, as are empty PDUs, unknown commands and Signed Write Commands (this server holds
-    /// no signing key, Core Vol 3 Part H §2.4.5; a signed write is dropped unverified rather than
-    /// applied).
+    /// Malformed requests, and requests longer than ATT_MTU (§3.2.8), get Invalid PDU; unknown
+    /// requests Request Not Supported (§3.4.1.1). PDUs of the client role (responses, notifications,
+    /// indications), empty PDUs and unknown commands are ignored (§3.3.2).
     public mutating func handle(_ pdu: ArraySlice<UInt8>, from connection: UInt16) -> [UInt8]? {
         guard let first = pdu.first else { return nil }
         let opcode = ATTOpcode(first)
@@ -122,19 +121,36 @@ public struct GATTServer: Sendable {
         if opcode == .handleValueConfirmation { return confirm(connection: connection)?.bytes }
         let isRequest = GATTServer.requestOpcodes.contains(opcode)
         guard isRequest || opcode == .writeCommand else {
-            // Unknown requests get Request Not Supported; unknown commands and other roles' PDUs nothing
-            // (Part F §3.4.1.1, §3.3.2).
             if GATTServer.isUnknown(opcode) && !opcode.isCommand {
-                return errorResponse(opcode, 0, .requestNotSupported)
+                return errorResponse(opcode, 0, .requestNotSupported).encode()
             }
             return nil
         }
         let mtu = connections[connection]?.mtu ?? GATTServer.defaultMTU
-        // No PDU may exceed ATT_MTU (§3.2.8); refusing bigger ones also caps what a client can make us copy.
+        // Refusing PDUs over ATT_MTU also caps what a client can make the server copy.
         guard pdu.count <= mtu, let decoded = try? ATTPDU(decoding: pdu) else {
-            return isRequest ? errorResponse(opcode, 0, .invalidPDU) : nil
+            return isRequest ? errorResponse(opcode, 0, .invalidPDU).encode() : nil
         }
-        switch decoded {
+        return respond(to: decoded, from: connection)?.encode()
+    }
+
+    /// Handles one ATT PDU given as an array (see `handle(_:from:)` for slices).
+    public mutating func handle(_ pdu: [UInt8], from connection: UInt16) -> [UInt8]? {
+        handle(pdu[...], from: connection)
+    }
+
+    /// Answers an already decoded request from a client: the response or Error Response, or nil for a
+    /// command (which is carried out) and for anything that is not a request.
+    ///
+    /// This is the entry point behind an `ATTBearer`, which decodes PDUs, answers malformed and
+    /// unknown requests and Exchange MTU itself, and passes the rest on as `.request`/`.command`
+    /// events: give the result to `ATTBearer.respond(_:)`, report the bearer's `mtuChanged` with
+    /// `setMTU(_:for:)`, and its `indicationConfirmed` with `confirm(connection:)`. A Signed Write
+    /// Command is ignored: this server holds no signing key (Core Vol 3 Part H §2.4.5), and a signed
+    /// write that cannot be verified must not be applied.
+    public mutating func respond(to request: ATTPDU, from connection: UInt16) -> ATTPDU? {
+        if connections[connection] == nil { connections[connection] = GATTServerConnection(securityLevel: .none) }
+        switch request {
         case .exchangeMTURequest(let clientMTU):
             return exchangeMTU(clientMTU, connection)
         case .findInformationRequest(let start, let end):
@@ -162,14 +178,19 @@ public struct GATTServer: Sendable {
             return prepareWrite(handle, Int(offset), value, connection)
         case .executeWriteRequest(let flags):
             return executeWrite(flags, connection)
+        case .unknown(let opcode, _) where !opcode.isCommand:
+            return errorResponse(opcode, 0, .requestNotSupported)
         default:
             return nil
         }
     }
 
-    /// Handles one ATT PDU given as an array (see `handle(_:from:)` for slices).
-    public mutating func handle(_ pdu: [UInt8], from connection: UInt16) -> [UInt8]? {
-        handle(pdu[...], from: connection)
+    /// Sets the ATT_MTU of a connection whose MTU exchange something else (an `ATTBearer`) answered.
+    /// Values are clamped to 23...`configuration.serverMTU`.
+    public mutating func setMTU(_ mtu: Int, for connection: UInt16) {
+        let clamped = min(max(mtu, GATTServer.defaultMTU), configuration.serverMTU)
+        connections[connection, default: GATTServerConnection(securityLevel: .none)].mtu = clamped
+        connections[connection]?.mtuExchanged = true
     }
 
     /// The requests a server answers (Core Vol 3 Part F §3.4.8, Table 3.37).
@@ -188,13 +209,13 @@ public struct GATTServer: Sendable {
     }
 
     /// An Error Response (§3.4.1.1).
-    func errorResponse(_ opcode: ATTOpcode, _ handle: UInt16, _ error: ATTErrorCode) -> [UInt8] {
-        ATTPDU.errorResponse(requestOpcode: opcode, handle: handle, error: error).encode()
+    func errorResponse(_ opcode: ATTOpcode, _ handle: UInt16, _ error: ATTErrorCode) -> ATTPDU {
+        ATTPDU.errorResponse(requestOpcode: opcode, handle: handle, error: error)
     }
 
     /// The Invalid Handle answer to a range with a zero start or a start past its end (§3.4.3.1,
     /// §3.4.4.1, §3.4.4.9), or nil when the range is valid.
-    func invalidRange(_ opcode: ATTOpcode, _ start: UInt16, _ end: UInt16) -> [UInt8]? {
+    func invalidRange(_ opcode: ATTOpcode, _ start: UInt16, _ end: UInt16) -> ATTPDU? {
         guard start == 0 || start > end else { return nil }
         return errorResponse(opcode, start, .invalidHandle)
     }

@@ -3,11 +3,11 @@ import BluewireCore
 
 extension GATTServer {
     /// Write Request (§3.4.5.1): checks, writes, and answers Write Response or the error.
-    mutating func writeRequest(_ handle: UInt16, _ value: ArraySlice<UInt8>, _ connection: UInt16) -> [UInt8] {
+    mutating func writeRequest(_ handle: UInt16, _ value: ArraySlice<UInt8>, _ connection: UInt16) -> ATTPDU {
         if let error = write(handle, value, connection, kind: .request) {
             return errorResponse(.writeRequest, handle, error)
         }
-        return ATTPDU.writeResponse.encode()
+        return ATTPDU.writeResponse
     }
 
     /// Write Command (§3.4.5.3): the same write, but no response and errors are dropped.
@@ -30,7 +30,7 @@ extension GATTServer {
     /// Queue Full.
     mutating func prepareWrite(
         _ handle: UInt16, _ offset: Int, _ value: ArraySlice<UInt8>, _ connection: UInt16
-    ) -> [UInt8] {
+    ) -> ATTPDU {
         guard let index = database.index(of: handle) else {
             return errorResponse(.prepareWriteRequest, handle, .invalidHandle)
         }
@@ -45,7 +45,7 @@ extension GATTServer {
         }
         connections[connection]?.preparedWrites.append(PreparedWrite(handle: handle, offset: offset, value: Array(value)))
         connections[connection]?.preparedBytes += value.count
-        return ATTPDU.prepareWriteResponse(handle: handle, offset: UInt16(truncatingIfNeeded: offset), partValue: value).encode()
+        return ATTPDU.prepareWriteResponse(handle: handle, offset: UInt16(truncatingIfNeeded: offset), partValue: value)
     }
 
     /// Execute Write (§3.4.6.3): flags 0x00 discards the queue; 0x01 writes it. Every attribute's parts
@@ -53,14 +53,14 @@ extension GATTServer {
     /// bytes or a CCCD not left at 2 bytes is Invalid Attribute Value Length), and only if all pass is
     /// anything written, so a failed reliable write changes no cached value. Either way the queue is
     /// emptied. Reserved flag values are Invalid PDU.
-    mutating func executeWrite(_ flags: ATTExecuteWriteFlags, _ connection: UInt16) -> [UInt8] {
+    mutating func executeWrite(_ flags: ATTExecuteWriteFlags, _ connection: UInt16) -> ATTPDU {
         guard flags == .writeAllPreparedValues || flags == .cancelAllPreparedWrites else {
             return errorResponse(.executeWriteRequest, 0, .invalidPDU)
         }
         let queue = connections[connection]?.preparedWrites ?? []
         connections[connection]?.preparedWrites = []
         connections[connection]?.preparedBytes = 0
-        guard flags == .writeAllPreparedValues else { return ATTPDU.executeWriteResponse.encode() }
+        guard flags == .writeAllPreparedValues else { return ATTPDU.executeWriteResponse }
 
         var plans: [PreparedWritePlan] = []
         var planned: [UInt16] = []
@@ -80,7 +80,7 @@ extension GATTServer {
                 }
             }
         }
-        return ATTPDU.executeWriteResponse.encode()
+        return ATTPDU.executeWriteResponse
     }
 
     /// The writes one attribute's queued parts come to, or why they cannot be done.
