@@ -1,0 +1,57 @@
+import BluewireATT
+import BluewireGATT
+
+extension ATTRequestPerformer {
+    /// Runs a sans-I/O GATT client procedure to completion: sends each request it emits and feeds the
+    /// answer back. Composite operations call this on their context for each step.
+    public func perform<Procedure: GATTClientProcedure>(_ procedure: Procedure) async throws -> Procedure.Output {
+        var procedure = procedure
+        var step = try procedure.start()
+        while true {
+            switch step {
+            case .finished(let output):
+                return output
+            case .request(let pdu):
+                step = try procedure.receive(try await request(pdu))
+            }
+        }
+    }
+}
+
+/// A GATT operation that runs one client procedure, built for the bearer's current ATT_MTU.
+public struct ProcedureOperation<Procedure: GATTClientProcedure & Sendable>: GATTOperation
+where Procedure.Output: Sendable {
+    public typealias Result = Procedure.Output
+
+    public let requirements: OperationRequirements
+    let makeProcedure: @Sendable (_ mtu: Int) -> Procedure
+
+    /// - Parameter makeProcedure: builds the procedure for the ATT_MTU in force when it runs (long
+    ///   reads and writes split values by it).
+    public init(requirements: OperationRequirements = [], _ makeProcedure: @escaping @Sendable (_ mtu: Int) -> Procedure) {
+        self.requirements = requirements
+        self.makeProcedure = makeProcedure
+    }
+
+    public func execute(on context: any ATTRequestPerformer) async throws -> Procedure.Output {
+        try await context.perform(makeProcedure(await context.mtu))
+    }
+}
+
+/// Write Without Response as an operation: a Write Command, which completes when it has been handed
+/// to the bearer (the server never answers it, Core Vol 3 Part F §3.4.5.3).
+public struct WriteWithoutResponseOperation: GATTOperation {
+    public let handle: UInt16
+    public let value: [UInt8]
+    public let requirements: OperationRequirements
+
+    public init(handle: UInt16, value: [UInt8], requirements: OperationRequirements = []) {
+        self.handle = handle
+        self.value = value
+        self.requirements = requirements
+    }
+
+    public func execute(on context: any ATTRequestPerformer) async throws {
+        try await context.send(try WriteWithoutResponse.command(handle: handle, value: value, mtu: await context.mtu))
+    }
+}

@@ -1,0 +1,66 @@
+/// Which failures are worth trying again.
+public struct RetryPolicy: Sendable {
+    /// Decides from the error (and the 1-based attempt that failed) whether to try again.
+    public let shouldRetry: @Sendable (_ error: any Error, _ attempt: Int) -> Bool
+
+    public init(shouldRetry: @escaping @Sendable (_ error: any Error, _ attempt: Int) -> Bool) {
+        self.shouldRetry = shouldRetry
+    }
+
+    /// Retry when an attempt timed out (`OperationError.timedOut`).
+    public static let timeouts = RetryPolicy { error, _ in
+        if case OperationError.timedOut = error { return true }
+        return false
+    }
+
+    /// Never retry.
+    public static let never = RetryPolicy { _, _ in false }
+}
+
+/// Runs `wrapped` up to `attempts` times, as long as each failure is one `policy` calls retryable.
+///
+/// Cancellation and disconnection are never retried, whatever the policy says: the first means the
+/// caller no longer wants the result, the second that there is no bearer to retry on.
+public struct RetryOperation<Wrapped: GATTOperation>: GATTOperation {
+    public typealias Result = Wrapped.Result
+
+    public let wrapped: Wrapped
+    public let attempts: Int
+    public let policy: RetryPolicy
+
+    /// - Parameter attempts: total attempts, including the first (values below 1 count as 1).
+    public init(_ wrapped: Wrapped, attempts: Int, policy: RetryPolicy) {
+        self.wrapped = wrapped
+        self.attempts = max(1, attempts)
+        self.policy = policy
+    }
+
+    public var requirements: OperationRequirements { wrapped.requirements }
+
+    public func execute(on context: any ATTRequestPerformer) async throws -> Wrapped.Result {
+        var attempt = 1
+        while true {
+            do {
+                return try await wrapped.execute(on: context)
+            } catch {
+                guard attempt < attempts, !Task.isCancelled, !Self.isFinal(error), policy.shouldRetry(error, attempt)
+                else { throw error }
+                attempt += 1
+            }
+        }
+    }
+
+    private static func isFinal(_ error: any Error) -> Bool {
+        switch error {
+        case OperationError.cancelled, OperationError.disconnected, is CancellationError: return true
+        default: return false
+        }
+    }
+}
+
+extension GATTOperation {
+    /// This operation, tried up to `attempts` times while `policy` calls the failure retryable.
+    public func retry(attempts: Int, when policy: RetryPolicy) -> RetryOperation<Self> {
+        RetryOperation(self, attempts: attempts, policy: policy)
+    }
+}
