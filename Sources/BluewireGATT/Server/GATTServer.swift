@@ -3,9 +3,10 @@ import BluewireCore
 
 /// A sans-I/O GATT server: ATT request bytes in, response bytes out (Core Vol 3 Part F and Part G).
 ///
-/// The host feeds every ATT PDU a client sends to `handle(_:from:)` and sends back what it returns;
-/// it calls `notify`/`indicate` to push values and sends the PDUs they return; it drains
-/// `takeEvents()` after each call to learn about subscriptions and writes. Connections are HCI
+/// The host feeds every ATT PDU a client sends to `handle(_:from:)` and sends back what it returns
+/// (or, behind an `ATTBearer` that already decodes and polices PDUs, passes its `.request`/`.command`
+/// events to `respond(to:from:)`); it calls `notify`/`indicate` to push values and sends the PDUs
+/// they return; it drains `takeEvents()` after each call to learn about subscriptions and writes. Connections are HCI
 /// connection handles; state for one is created on `connect` (or the first PDU) and dropped on
 /// `disconnect`. Nothing here reads a clock: the 30-second transaction timeout of §3.3.3 belongs to
 /// the bearer, which disconnects, and `disconnect` then clears the indication state.
