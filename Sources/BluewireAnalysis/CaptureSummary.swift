@@ -26,7 +26,9 @@ public struct CaptureSummary: Sendable {
     public var leAdvertisingReportsTotal = 0
     public var leExtendedAdvertisingReportFrames = 0
     public var leExtendedAdvertisingReportsTotal = 0
-    /// LE Connection Complete and LE Enhanced Connection Complete (v1 and v2) events.
+    /// LE Connection Complete (0x01) and LE Enhanced Connection Complete v1 (0x0A) and v2 (0x29) events.
+    /// tshark's filter names only 0x01 and 0x0A; v2 is the same event with two more fields, so it
+    /// counts too (none of the reference captures has one).
     public var leConnectionCompleteEvents = 0
     public var leConnectionCompleteOK = 0
     /// BR/EDR Connection Complete events (event code 0x03).

@@ -26,6 +26,8 @@ struct DecodeCommand: ParsableCommand {
     var summary = false
 
     func run() throws {
+        // `bluewire decode FILE | head` must end quietly, not die of SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         let output = DecodeOutput()
         defer { output.flush() }
         do {
@@ -69,6 +71,7 @@ final class DecodeOutput {
             }
             if result < 0 && errno == EINTR { continue }
             // A closed pipe (`| head`) ends the output quietly.
+            if result < 0 && errno == EPIPE { exit(0) }
             guard result > 0 else { break }
             written += result
         }

@@ -2,7 +2,7 @@ import BluewireAnalysis
 import BluewireCore
 import Testing
 
-@Suite struct L2CAPReassemblerTests {
+@Suite struct CaptureL2CAPReassemblerTests {
     /// An ACL packet: handle + PB flag, Data_Total_Length, data.
     static func acl(_ handle: UInt16, pb: UInt16, _ data: [UInt8]) -> ArraySlice<UInt8> {
         let first = handle | pb << 12

@@ -72,3 +72,27 @@ import Testing
         #expect(summary.json == AnalysisFixtures.summaries["pongbot_gatt_rich.btsnoop_hci.log.last"]?.json)
     }
 }
+
+/// Where tshark's count is arguably wrong but matched on purpose.
+///
+/// In `oppo_earbuds_dualmode.cfa`, every ATT (1), SMP (2) and LE signaling (2) frame tshark counts is
+/// on ACL handle 0x0EDC, which is never connected and carries ~500-byte vendor diagnostics: records
+/// #349 and #712 (CID 5), #350 and #713 (CID 6) and #710 (CID 4, an "ATT Read Request" with 475
+/// trailing bytes). They are not Bluetooth traffic, but tshark decodes fixed channels on any handle and
+/// so does the summary, so that the keys stay comparable. The describer shows the damage instead.
+@Suite struct TsharkArtifactTests {
+    @Test func vendorDiagnosticsOnHandle0EDCAreCountedAsTsharkDoesAndFlaggedInTheDescription() {
+        let records = CaptureReader.readAll(AnalysisFixtures.bytes("oppo_earbuds_dualmode.cfa")).records
+        var describer = PacketDescriber()
+        var descriptions: [Int: PacketDescription] = [:]
+        for record in records { descriptions[record.index] = describer.description(of: record) }
+        for index in [349, 350, 710, 712, 713] {
+            #expect(descriptions[index]?.summary.hasPrefix("handle 0x0edc") == true,
+                    "#\(index): \(descriptions[index]?.summary ?? "missing")")
+        }
+        #expect(descriptions[710]?.summary.contains("ATT Read Request") == true)
+        #expect(descriptions[710]?.error != nil, "the 'ATT' PDU on the vendor handle is malformed")
+        let summary = AnalysisFixtures.summaries["oppo_earbuds_dualmode.cfa"]
+        #expect(summary?.attFrames == 1 && summary?.smpFrames == 2 && summary?.l2capLESignalingFrames == 2)
+    }
+}
