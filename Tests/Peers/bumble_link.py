@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Real BLE peers for Bluewire's tests: bumble controllers on one LocalLink.
+
+Each positional argument is an H4 transport on which one bumble controller waits for a host
+(Bluewire):
+    tcp-server:127.0.0.1:0    TCP; port 0 picks a free port (reported in READY)
+    unix-server:PATH          Unix stream socket
+    pty:PATH                  a pty; PATH becomes a symlink to its replica (open it as serial:PATH)
+
+Optionally a bumble Device runs on one more controller of the same link:
+    --peripheral              advertise (--name, --uuid16, --uuid128, --manufacturer,
+                              --advertising legacy|extended), serve --gatt FILE.json, accept connections
+    --central ADDRESS         connect to ADDRESS (a random address), discover, read, subscribe,
+                              and print what it finds as EVENT lines
+
+Once everything listens it prints one line:
+    READY {"controllers": [{"transport": "tcp:127.0.0.1:40123", "address": "..."}], "device": {...}}
+with the transports spelled as Bluewire's --transport option takes them. Later lines are
+EVENT {json}. It exits cleanly on SIGTERM, SIGINT or when its standard input closes.
+
+GATT file: {"services": [{"uuid": "180D", "characteristics": [
+    {"uuid": "2A37", "properties": ["READ", "NOTIFY"], "value": "0001"}]}]}
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import sys
+
+from bumble import hci
+from bumble.controller import Controller
+from bumble.device import AdvertisingEventProperties, AdvertisingParameters, Device, Peer
+from bumble.gatt import Characteristic, Service
+from bumble.host import Host
+from bumble.link import LocalLink
+from bumble.transport import open_transport
+from bumble.transport.common import AsyncPipeSink
+from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
+
+
+def emit(kind, payload):
+    print(kind, json.dumps(payload), flush=True)
+
+
+def random_static_address():
+    # Random static: the two most significant bits are 1 (Core Vol 6 Part B §1.3.2.1).
+    raw = bytearray(os.urandom(6))
+    raw[0] |= 0xC0
+    return hci.Address(':'.join(f'{b:02X}' for b in raw), hci.Address.RANDOM_DEVICE_ADDRESS)
+
+
+def ad_structure(ad_type, data):
+    return bytes([len(data) + 1, ad_type]) + data
+
+
+def advertising_data(args):
+    data = ad_structure(0x01, bytes([0x06]))  # LE General Discoverable, BR/EDR not supported
+    if args.uuid16:
+        data += ad_structure(0x03, b''.join(int(u, 16).to_bytes(2, 'little') for u in args.uuid16))
+    if args.uuid128:
+        data += ad_structure(0x07, b''.join(bytes(hci.UUID(u)) for u in args.uuid128))
+    if args.manufacturer:
+        company, _, payload = args.manufacturer.partition(':')
+        data += ad_structure(0xFF, int(company, 16).to_bytes(2, 'little') + bytes.fromhex(payload))
+    data += ad_structure(0x09, args.name.encode())
+    return data
+
+
+def gatt_services(path):
+    with open(path) as file:
+        description = json.load(file)
+    services = []
+    for service in description['services']:
+        characteristics = []
+        for item in service['characteristics']:
+            properties = Characteristic.Properties(0)
+            for name in item['properties']:
+                properties |= Characteristic.Properties[name.upper()]
+            permissions = item.get('permissions', 'READABLE,WRITEABLE')
+            characteristics.append(Characteristic(item['uuid'], properties, permissions, bytes.fromhex(item.get('value', ''))))
+        services.append(Service(service['uuid'], characteristics))
+    return services
+
+
+async def open_host_transport(spec):
+    """Opens one controller-side transport; returns it and its spelling for Bluewire."""
+    scheme, _, rest = spec.partition(':')
+    if scheme == 'tcp-server':
+        host, _, port = rest.rpartition(':')
+        listener = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, int(port)))
+        transport = await open_tcp_server_transport_with_socket(listener)
+        return transport, f'tcp:{host}:{listener.getsockname()[1]}'
+    if scheme == 'unix-server':
+        return await open_transport(spec), f'unix:{rest}'
+    if scheme == 'pty':
+        return await open_transport(spec), f'serial:{rest}'
+    raise SystemExit(f'bumble_link: unsupported transport {spec}')
+
+
+async def run_peripheral(device, args):
+    if args.gatt:
+        for service in gatt_services(args.gatt):
+            device.add_service(service)
+    device.on('connection', lambda c: emit('EVENT', {'connected': str(c.peer_address), 'handle': c.handle}))
+    data = advertising_data(args)
+    if args.advertising == 'extended':
+        properties = AdvertisingEventProperties(is_connectable=True, is_legacy=False)
+        await device.create_advertising_set(
+            advertising_parameters=AdvertisingParameters(advertising_event_properties=properties),
+            random_address=device.random_address, advertising_data=data, auto_restart=True)
+    else:
+        if len(data) > 31:
+            raise SystemExit(f'bumble_link: {len(data)} bytes of advertising data do not fit legacy advertising (31)')
+        await device.start_advertising(advertising_data=data, auto_restart=True, own_address_type=hci.OwnAddressType.RANDOM)
+
+
+async def run_central(device, address):
+    connection = await device.connect(hci.Address(address, hci.Address.RANDOM_DEVICE_ADDRESS),
+                                      own_address_type=hci.OwnAddressType.RANDOM)
+    emit('EVENT', {'connected': address, 'handle': connection.handle})
+    peer = Peer(connection)
+    await peer.discover_services()
+    for service in peer.services:
+        await service.discover_characteristics()
+        for characteristic in service.characteristics:
+            entry = {'service': str(service.uuid), 'characteristic': str(characteristic.uuid),
+                     'handle': characteristic.handle, 'properties': int(characteristic.properties)}
+            if characteristic.properties & Characteristic.Properties.READ:
+                entry['value'] = (await characteristic.read_value()).hex()
+            emit('EVENT', entry)
+            if characteristic.properties & (Characteristic.Properties.NOTIFY | Characteristic.Properties.INDICATE):
+                handle = characteristic.handle
+                await characteristic.subscribe(lambda value, h=handle: emit('EVENT', {'notification': h, 'value': bytes(value).hex()}))
+    emit('EVENT', {'discovered': True})
+
+
+async def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('transports', nargs='+', help='tcp-server:HOST:PORT | unix-server:PATH | pty:PATH')
+    parser.add_argument('--legacy-reports', action='store_true',
+                        help='host-facing controllers report LE Advertising Report (0x02) instead of 0x0D')
+    role = parser.add_mutually_exclusive_group()
+    role.add_argument('--peripheral', action='store_true', help='add an advertising bumble Device')
+    role.add_argument('--central', metavar='ADDRESS', help='add a bumble Device that connects to ADDRESS (random)')
+    parser.add_argument('--name', default='Bumble')
+    parser.add_argument('--uuid16', action='append', default=[], metavar='HEX')
+    parser.add_argument('--uuid128', action='append', default=[], metavar='UUID')
+    parser.add_argument('--manufacturer', metavar='COMPANY:HEX', help='manufacturer data, e.g. FFFF:0102')
+    parser.add_argument('--advertising', choices=['legacy', 'extended'], default='legacy')
+    parser.add_argument('--gatt', metavar='FILE.json', help='GATT services for the peripheral')
+    args = parser.parse_args()
+
+    loop = asyncio.get_running_loop()
+    stop = loop.create_future()
+    # A parent that spawned us from a thread with signals blocked (Swift's Foundation.Process does)
+    # would otherwise leave SIGTERM blocked here.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, lambda: stop.done() or stop.set_result(None))
+    loop.add_reader(sys.stdin.fileno(), lambda: sys.stdin.buffer.read1(4096) or stop.done() or stop.set_result(None))
+
+    link = LocalLink()
+    transports, controllers = [], []
+    for index, spec in enumerate(args.transports):
+        transport, spelling = await open_host_transport(spec)
+        controller = Controller(f'C{index}', host_source=transport.source, host_sink=transport.sink, link=link,
+                                public_address=random_static_address().to_string(False))
+        controller.random_address = random_static_address()
+        if args.legacy_reports:
+            # The controller picks 0x0D or 0x02 reports from its own LE feature bits.
+            controller.le_features &= ~hci.LeFeatureMask.LE_EXTENDED_ADVERTISING
+        transports.append(transport)
+        controllers.append({'transport': spelling, 'address': controller.random_address.to_string(False)})
+
+    ready = {'controllers': controllers}
+    if args.peripheral or args.central:
+        controller = Controller('device', link=link)
+        if args.peripheral and args.advertising == 'legacy':
+            # Makes bumble's host use the legacy advertising commands and ADV_IND PDUs.
+            controller.le_features &= ~hci.LeFeatureMask.LE_EXTENDED_ADVERTISING
+        address = random_static_address()
+        device = Device(name=args.name, address=address, host=Host(controller, AsyncPipeSink(controller)))
+        await device.power_on()
+        if args.peripheral:
+            await run_peripheral(device, args)
+        ready['device'] = {'role': 'peripheral' if args.peripheral else 'central', 'address': address.to_string(False)}
+    emit('READY', ready)
+    if args.central:
+        central = asyncio.create_task(run_central(device, args.central))
+        central.add_done_callback(lambda t: t.cancelled() or not t.exception() or emit('EVENT', {'error': str(t.exception())}))
+
+    await stop
+    for transport in transports:
+        await transport.close()
+
+
+if __name__ == '__main__':
+    asyncio.run(main())

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what the real-peer tests need (see PEERS.md in the team's shared docs):
+#   - Debian packages: libbluetooth-dev (HCI socket headers), tshark (capture oracle),
+#     qemu-system-x86 + linux-image-amd64 + kmod (kernel VM), bluez-test-tools (btvirt, btmon)
+#   - .venv in the repository with bumble (virtual controllers) and virtme-ng (vng)
+# Idempotent and quick when everything is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUMBLE_VERSION=0.0.236
+APT_PACKAGES=(libbluetooth-dev tshark qemu-system-x86 linux-image-amd64 kmod bluez-test-tools)
+
+missing=()
+for package in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup-test-env: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -q
+  # tshark asks whether non-root users may capture; the default answer is fine.
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "setup-test-env: creating .venv"
+  python3 -m venv .venv
+fi
+if ! .venv/bin/python -c "import importlib.metadata as m; assert m.version('bumble') == '$BUMBLE_VERSION'; m.version('virtme-ng')" 2>/dev/null; then
+  echo "setup-test-env: installing bumble==$BUMBLE_VERSION virtme-ng into .venv"
+  .venv/bin/pip install -q --disable-pip-version-check "bumble==$BUMBLE_VERSION" virtme-ng
+fi
+echo "setup-test-env: ready (.venv/bin/python: bumble $BUMBLE_VERSION, vng)"
