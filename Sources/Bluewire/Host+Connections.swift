@@ -1,0 +1,123 @@
+import BluewireATT
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+
+/// A connection attempt waiting for LE Connection Complete.
+struct PendingConnection {
+    var peer: BluetoothAddress
+    var deadline: MonotonicInstant
+    var continuation: CheckedContinuation<Result<Connection, HostError>, Never>
+}
+
+extension Host {
+    /// Connects to a peripheral as central (LE Create Connection, or LE Extended Create Connection
+    /// when the controller supports it), waiting at most `timeout` (the configuration's by default)
+    /// for the connection to complete; on timeout the attempt is cancelled.
+    public func connect(
+        to peer: BluetoothAddress,
+        parameters: LEConnectionParameters = LEConnectionParameters(),
+        timeout: TimeSpan? = nil
+    ) async throws(HostError) -> Connection {
+        guard phase == .running, let controller else { throw .notRunning }
+        guard pendingConnection == nil else { throw .connectionAttemptInProgress }
+        if scanSession != nil { await stopScan() }
+        let command: HCICommand = controller.supportsExtendedCreateConnection
+            ? .leExtendedCreateConnection(LEExtendedCreateConnection(
+                peerAddress: peer, le1M: .init(connection: parameters)))
+            : .leCreateConnection(LECreateConnection(peerAddress: peer, connection: parameters))
+        _ = try await send(command)
+        let deadline = now + (timeout ?? configuration.connectionTimeout)
+        let result = await withCheckedContinuation { continuation in
+            pendingConnection = PendingConnection(peer: peer, deadline: deadline, continuation: continuation)
+            rescheduleTimer()
+        }
+        return try result.get()
+    }
+
+    func connectionComplete(_ event: LEConnectionComplete) {
+        let role: LinkRole = event.isCentral ? .central : .peripheral
+        guard event.status.isSuccess else {
+            if let pending = pendingConnection {
+                pendingConnection = nil
+                pending.continuation.resume(returning: .failure(.connectionFailed(pending.peer, event.status)))
+            }
+            return
+        }
+        let link = Link(
+            handle: event.connectionHandle, role: role, peer: event.peerAddress,
+            connectionInterval: event.connectionInterval, preferredMTU: configuration.preferredMTU)
+        links[event.connectionHandle] = link
+        gattServer.connect(event.connectionHandle)
+        let connection = Connection(host: self, handle: event.connectionHandle, peer: event.peerAddress, role: role)
+        log.hci.debug("connected", metadata: ["handle": "0x\(hex(event.connectionHandle, width: 4))", "peer": "\(event.peerAddress)", "role": "\(role)"])
+        if role == .central {
+            if let pending = pendingConnection {
+                pendingConnection = nil
+                pending.continuation.resume(returning: .success(connection))
+            } else {
+                // A connection we stopped waiting for (timed out, and the controller ignored the cancel).
+                log.hci.debug("late connection 0x\(hex(event.connectionHandle, width: 4)) closed")
+                Task { try? await self.disconnect(handle: event.connectionHandle) }
+            }
+        }
+        publish(.connected(connection))
+        rescheduleTimer()
+    }
+
+    func connectionAttemptTimedOut() {
+        guard let pending = pendingConnection else { return }
+        pendingConnection = nil
+        pending.continuation.resume(returning: .failure(.connectionTimeout(pending.peer)))
+        // Some controllers (bumble's) accept the cancel and cancel nothing: a late Connection
+        // Complete is then disconnected in `connectionComplete`.
+        Task { _ = await self.sendCommandResult(.leCreateConnectionCancel) }
+    }
+
+    func failPendingConnection(_ error: HostError) {
+        guard let pending = pendingConnection else { return }
+        pendingConnection = nil
+        pending.continuation.resume(returning: .failure(error))
+    }
+
+    /// Disconnects (HCI Disconnect) and waits for Disconnection Complete. Reason defaults to Remote
+    /// User Terminated Connection (0x13), as Core Vol 4 Part E §7.1.6 suggests for a user's request.
+    public func disconnect(handle: UInt16, reason: HCIStatus = .remoteUserTerminatedConnection) async throws(HostError) {
+        guard let link = links[handle] else { return }
+        _ = try await send(.disconnect(Disconnect(connectionHandle: handle, reason: reason)))
+        guard links[handle] === link else { return }
+        _ = await withCheckedContinuation { continuation in link.disconnectWaiters.append(continuation) }
+    }
+
+    /// The controller reported the connection gone: fail everything pending on it.
+    func linkDisconnected(handle: UInt16, reason: HCIStatus) {
+        guard let link = links.removeValue(forKey: handle) else { return }
+        log.hci.debug("disconnected", metadata: ["handle": "0x\(hex(handle, width: 4))", "reason": "\(reason)"])
+        link.bearer.disconnected()
+        for (_, waiter) in link.requestWaiters { waiter.resume(returning: .failure(.disconnected(reason))) }
+        link.requestWaiters.removeAll()
+        for (_, waiter) in link.indicationWaiters { waiter.resume(returning: .failure(.disconnected(reason))) }
+        link.indicationWaiters.removeAll()
+        for subscribers in link.notificationSubscribers.values { for c in subscribers.values { c.finish() } }
+        for c in link.allNotificationSubscribers.values { c.finish() }
+        link.notificationSubscribers.removeAll()
+        link.allNotificationSubscribers.removeAll()
+        _ = try? link.stateMachine.fire(.disconnect)
+        for waiter in link.disconnectWaiters { waiter.resume(returning: reason) }
+        link.disconnectWaiters.removeAll()
+        _ = aclCredits.disconnected(handle: handle)
+        reassembler.disconnected(handle: handle)
+        gattServer.disconnect(handle)
+        _ = link.bearer.takeOutputs()
+        publish(.disconnected(handle: handle, peer: link.peer, reason: reason))
+        pumpACL()
+        rescheduleTimer()
+    }
+
+    /// Open connections.
+    public var connections: [Connection] {
+        links.values.sorted { $0.handle < $1.handle }.map {
+            Connection(host: self, handle: $0.handle, peer: $0.peer, role: $0.role)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import BluewireCore
+import BluewireHCI
+import BluewireL2CAP
+
+extension Host {
+    /// Handles one packet from the controller.
+    func receive(_ packet: HCIPacket) {
+        switch packet.type {
+        case .event:
+            let event: HCIEvent
+            do throws(DecodeError) {
+                event = try HCIEvent(decoding: packet.payload)
+            } catch {
+                log.hci.warning("malformed event dropped: \(error)")
+                return
+            }
+            handle(event)
+        case .acl:
+            receiveACL(packet.payload)
+        default:
+            log.hci.debug("ignored \(packet.type) packet")
+        }
+    }
+
+    func handle(_ event: HCIEvent) {
+        log.hci.trace("< \(event.code)")
+        switch event {
+        case .commandComplete, .commandStatus:
+            if let completion = commandFlow.handle(event) { complete(completion) }
+            pumpCommands()
+        case .numberOfCompletedPackets(let nocp):
+            for entry in nocp {
+                _ = aclCredits.completed(handle: entry.connectionHandle, count: Int(entry.numCompletedPackets))
+            }
+            pumpACL()
+        case .disconnectionComplete(let dc):
+            guard dc.status.isSuccess else { return }
+            linkDisconnected(handle: dc.connectionHandle, reason: dc.reason)
+        case .hardwareError(let code):
+            hardwareError(code: code)
+        case .leMeta(let meta):
+            handle(meta)
+        case .encryptionChange, .encryptionKeyRefreshComplete, .readRemoteVersionInformationComplete, .unknown:
+            log.hci.debug("event \(event.code) not used by the host")
+        }
+    }
+
+    func handle(_ meta: LEMetaEvent) {
+        switch meta {
+        case .advertisingReport(let event):
+            for report in event.reports { scanReceived(legacy: report) }
+        case .extendedAdvertisingReport(let event):
+            for report in event.reports { scanReceived(extended: report) }
+        case .directedAdvertisingReport:
+            log.hci.debug("directed advertising report")
+        case .connectionComplete(let cc), .enhancedConnectionComplete(let cc):
+            connectionComplete(cc)
+        case .connectionUpdateComplete(let update):
+            if update.status.isSuccess, let link = links[update.connectionHandle] {
+                link.connectionInterval = update.connectionInterval
+                publish(.connectionUpdated(handle: update.connectionHandle, interval: update.connectionInterval,
+                                           latency: update.peripheralLatency, timeout: update.supervisionTimeout))
+            }
+        case .dataLengthChange(let change):
+            publish(.dataLengthChanged(handle: change.connectionHandle, maxTxOctets: change.maxTxOctets, maxRxOctets: change.maxRxOctets))
+        case .phyUpdateComplete(let update):
+            if update.status.isSuccess {
+                publish(.phyUpdated(handle: update.connectionHandle, tx: update.txPHY, rx: update.rxPHY))
+            }
+        case .advertisingSetTerminated(let terminated):
+            publish(.advertisingSetTerminated(handle: terminated.advertisingHandle, status: terminated.status,
+                                              connectionHandle: terminated.connectionHandle))
+        case .readRemoteFeaturesComplete, .longTermKeyRequest, .channelSelectionAlgorithm, .unknown:
+            log.hci.debug("LE subevent \(meta.subevent) not used by the host")
+        }
+    }
+
+    /// A Hardware Error (Core Vol 4 Part E §7.7.16): every link is gone; fail what waits and reset
+    /// the controller so it can be used again.
+    func hardwareError(code: UInt8) {
+        log.hci.error("hardware error 0x\(hex(code, width: 2)); resetting the controller")
+        for completion in commandFlow.cancelAll() { complete(completion) }
+        endScan(error: .hardwareError(code: code))
+        failPendingConnection(.hardwareError(code: code))
+        for handle in Array(links.keys) { linkDisconnected(handle: handle, reason: .hardwareFailure) }
+        publish(.hardwareError(code: code))
+        Task { [weak self] in
+            guard let self else { return }
+            _ = await self.sendCommandResult(.reset)
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+
+/// A running scan: the aggregation of reports into devices and the consumer's stream.
+struct ScanSession {
+    var id: UInt64
+    var aggregator: AdvertisingAggregator
+    var extendedChains = ExtendedAdvertisingReassembler()
+    var continuation: AsyncThrowingStream<DiscoveredDevice, any Error>.Continuation
+    var deadline: MonotonicInstant?
+    var stateMachine: ConnectionStateMachine
+}
+
+extension Host {
+    /// Scans for advertisers and yields each device when first seen and whenever its advertising
+    /// data changes (advertising data and scan response merged per device, duplicates collapsed with
+    /// the RSSI updated), filtered by service UUID, name prefix and address.
+    ///
+    /// Uses extended scanning when the controller supports it, legacy otherwise. The scan stops when
+    /// `duration` elapses (the sequence then finishes), when the consumer stops iterating, or on
+    /// `stopScan()`. One scan at a time: a second concurrent scan finishes with
+    /// `HostError.scanAlreadyRunning`.
+    public func scan(
+        filter: AdvertisingFilter = AdvertisingFilter(),
+        parameters: ScanParameters = ScanParameters(),
+        duration: TimeSpan? = nil
+    ) -> AsyncThrowingStream<DiscoveredDevice, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<DiscoveredDevice, any Error>.makeStream(bufferingPolicy: .unbounded)
+        guard phase == .running, let controller else {
+            continuation.finish(throwing: HostError.notRunning)
+            return stream
+        }
+        guard scanSession == nil else {
+            continuation.finish(throwing: HostError.scanAlreadyRunning)
+            return stream
+        }
+        var machine = ConnectionStateMachine()
+        do throws(ConnectionTriggerRefused) {
+            try machine.fire(.startScan)
+        } catch {
+            continuation.finish(throwing: HostError.refused(error))
+            return stream
+        }
+        let id = nextObserverID
+        nextObserverID += 1
+        scanSession = ScanSession(
+            id: id, aggregator: AdvertisingAggregator(filter: filter), continuation: continuation,
+            deadline: duration.map { now + $0 }, stateMachine: machine)
+        continuation.onTermination = { _ in Task { await self.stopScan(id: id) } }
+        let commands = ScanCommands.start(parameters, on: controller)
+        Task {
+            for command in commands {
+                let result = await self.sendCommandResult(command)
+                if case .failure(let error) = result {
+                    await self.endScan(id: id, error: .command(error))
+                    return
+                }
+            }
+        }
+        rescheduleTimer()
+        return stream
+    }
+
+    /// Stops the running scan (if any); its sequence finishes normally.
+    public func stopScan() async {
+        guard let session = scanSession else { return }
+        await stopScan(id: session.id)
+    }
+
+    func stopScan(id: UInt64) async {
+        guard let session = scanSession, session.id == id, let controller else { return }
+        endScan(id: id, error: nil, trigger: .stopScan)
+        _ = await sendCommandResult(ScanCommands.stop(on: controller))
+    }
+
+    func scanDurationElapsed() {
+        guard let session = scanSession, let controller else { return }
+        endScan(id: session.id, error: nil, trigger: .scanCompleted)
+        Task { _ = await self.sendCommandResult(ScanCommands.stop(on: controller)) }
+    }
+
+    func endScan(error: HostError?) {
+        guard let session = scanSession else { return }
+        endScan(id: session.id, error: error, trigger: .stopScan)
+    }
+
+    func endScan(id: UInt64, error: HostError?, trigger: ConnectionTrigger = .stopScan) {
+        guard var session = scanSession, session.id == id else { return }
+        scanSession = nil
+        _ = try? session.stateMachine.fire(trigger)
+        if let error {
+            session.continuation.finish(throwing: error)
+        } else {
+            session.continuation.finish()
+        }
+        rescheduleTimer()
+    }
+
+    func scanReceived(legacy report: LEAdvertisingReport) {
+        updateScan { session, now in
+            guard let device = session.aggregator.add(report, now: now) else { return }
+            _ = try? session.stateMachine.fire(.deviceFound)
+            session.continuation.yield(device)
+        }
+    }
+
+    func scanReceived(extended report: LEExtendedAdvertisingReport) {
+        updateScan { session, now in
+            guard let whole = session.extendedChains.add(report),
+                  let device = session.aggregator.add(whole.report, now: now) else { return }
+            _ = try? session.stateMachine.fire(.deviceFound)
+            session.continuation.yield(device)
+        }
+    }
+
+    /// Mutates the scan session in place (taken out first, so its tables are not copied on write).
+    func updateScan(_ body: (inout ScanSession, MonotonicInstant) -> Void) {
+        guard var session = scanSession else { return }
+        scanSession = nil
+        body(&session, now)
+        scanSession = session
+    }
+}

@@ -1,0 +1,183 @@
+import BluewireATT
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+import BluewireL2CAP
+import BluewireTransport
+import Logging
+
+/// A Bluetooth LE host: runs the sans-I/O stack (HCI, L2CAP, ATT, GATT) over one transport, on one
+/// serial executor (this actor), with an async/await API.
+///
+/// ```swift
+/// let host = Host(transport: try await TransportSpec(parsing: "tcp:127.0.0.1:9000").open())
+/// let controller = try await host.start()              // Reset, features, buffers, event masks, address
+/// for try await device in host.scan() { print(device.address, device.name ?? "") }
+/// ```
+///
+/// Packets arrive from the transport in order and are handled one at a time on this actor; packets
+/// to the controller go through a single writer in the order the stack produced them. The Host is
+/// the only part of Bluewire that reads a clock (`HostClock`) or does I/O (through the transport).
+public actor Host {
+    /// The transport to the controller.
+    public nonisolated let transport: any HCITransport
+    /// The clock used for every timeout.
+    public nonisolated let clock: any HostClock
+    public nonisolated let configuration: HostConfiguration
+    let log: HostLoggers
+
+    // HCI command flow (Core Vol 4 Part E §4.4).
+    var commandFlow: CommandFlow
+    var commandWaiters: [CommandID: CheckedContinuation<Result<CommandResponse, CommandError>, Never>] = [:]
+    /// What bring-up learnt about the controller; nil until `start()` finished.
+    public internal(set) var controller: ControllerInfo?
+    var phase: Phase = .idle
+
+    // I/O tasks.
+    let outbound: AsyncStream<HCIPacket>.Continuation
+    let outboundPackets: AsyncStream<HCIPacket>
+    var writerTask: Task<Void, Never>?
+    var readerTask: Task<Void, Never>?
+    var timerTask: Task<Void, Never>?
+    var scheduledDeadline: MonotonicInstant?
+
+    // ACL and L2CAP.
+    var reassembler = L2CAPReassembler()
+    var fragmenter = L2CAPFragmenter(bufferSize: 27)
+    var aclCredits = ACLCreditManager(totalBuffers: 1)
+    var links: [UInt16: Link] = [:]
+
+    // Roles.
+    var scanSession: ScanSession?
+    var pendingConnection: PendingConnection?
+    var eventObservers: [UInt64: AsyncStream<HostEvent>.Continuation] = [:]
+    var nextObserverID: UInt64 = 1
+    /// The local GATT server (sans-I/O), answering every peer client's requests. Empty until the
+    /// application gives it a database (`setDatabase`).
+    var gattServer = GATTServer(database: GATTDatabase())
+
+    enum Phase: Equatable {
+        case idle, starting, running, closed
+    }
+
+    /// Creates a host on `transport`. Nothing is sent until `start()`.
+    public init(
+        transport: any HCITransport,
+        configuration: HostConfiguration = HostConfiguration(),
+        clock: any HostClock = SystemHostClock(),
+        logger: Logger = Logger(label: "bluewire")
+    ) {
+        self.transport = transport
+        self.clock = clock
+        self.configuration = configuration
+        self.log = HostLoggers(base: logger)
+        self.commandFlow = CommandFlow(defaultTimeout: configuration.commandTimeout)
+        (outboundPackets, outbound) = AsyncStream<HCIPacket>.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// The current instant on the host's clock.
+    var now: MonotonicInstant { clock.now }
+
+    /// Starts the I/O tasks and brings the controller up (Reset, version, supported commands and
+    /// features, LE buffer sizes, event masks, random static address).
+    @discardableResult
+    public func start() async throws(HostError) -> ControllerInfo {
+        guard phase == .idle else {
+            if let controller { return controller }
+            throw .notRunning
+        }
+        phase = .starting
+        startIO()
+        let address = configuration.randomAddress ?? BluetoothAddress.randomStatic(UInt64.random(in: 0...0x3FFF_FFFF_FFFF))
+        var bringUp = ControllerBringUp(randomAddress: address)
+        var step = bringUp.start()
+        while true {
+            switch step {
+            case .send(let command):
+                let result = await sendCommandResult(command)
+                step = bringUp.handle(result)
+            case .finished(let info):
+                controller = info
+                fragmenter = L2CAPFragmenter(bufferSize: Int(info.leACLDataPacketLength))
+                aclCredits.reset(totalBuffers: Int(info.totalNumLEACLDataPackets))
+                phase = .running
+                log.hci.debug("controller up", metadata: [
+                    "address": "\(info.randomAddress)", "acl": "\(info.leACLDataPacketLength)x\(info.totalNumLEACLDataPackets)",
+                    "extended-advertising": "\(info.supportsExtendedAdvertising)",
+                ])
+                return info
+            case .failed(let error):
+                log.hci.error("bring-up failed: \(error)")
+                phase = .idle
+                throw .bringUp(error)
+            }
+        }
+    }
+
+    /// Stops scanning, fails every pending operation, and closes the transport.
+    public func close() async {
+        guard phase != .closed else { return }
+        phase = .closed
+        shutDown(reason: .notRunning)
+        await transport.close()
+        readerTask?.cancel()
+    }
+
+    func startIO() {
+        let transport = self.transport
+        let packets = outboundPackets
+        writerTask = Task { [weak self] in
+            for await packet in packets {
+                do throws(TransportError) {
+                    try await transport.send(packet)
+                } catch {
+                    await self?.transportFailed(error)
+                    return
+                }
+            }
+        }
+        readerTask = Task { await self.runInbound() }
+    }
+
+    func runInbound() async {
+        var iterator = transport.inbound.makeAsyncIterator()
+        do throws(TransportError) {
+            while let packet = try await iterator.next(isolation: self) {
+                receive(packet)
+            }
+            if phase != .closed { transportFailed(.closed) }
+        } catch {
+            transportFailed(error)
+        }
+    }
+
+    /// Queues a packet for the controller. Order is the order of calls.
+    func write(_ packet: HCIPacket) {
+        log.hci.trace("> \(packet.type) \(hexString(packet.payload))")
+        outbound.yield(packet)
+    }
+
+    func transportFailed(_ error: TransportError) {
+        guard phase != .closed else { return }
+        log.transport.error("transport ended: \(error)")
+        phase = .closed
+        shutDown(reason: .transport(error))
+    }
+
+    /// Fails everything that waits on the controller.
+    func shutDown(reason: HostError) {
+        for completion in commandFlow.cancelAll() {
+            commandWaiters.removeValue(forKey: completion.id)?.resume(returning: completion.result)
+        }
+        for waiter in commandWaiters.values { waiter.resume(returning: .failure(.cancelled(.reset))) }
+        commandWaiters.removeAll()
+        endScan(error: reason)
+        failPendingConnection(reason)
+        for handle in Array(links.keys) { linkDisconnected(handle: handle, reason: .connectionTerminatedByLocalHost) }
+        for observer in eventObservers.values { observer.finish() }
+        eventObservers.removeAll()
+        timerTask?.cancel()
+        timerTask = nil
+        outbound.finish()
+    }
+}

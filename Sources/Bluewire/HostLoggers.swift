@@ -1,0 +1,24 @@
+import Logging
+
+/// One swift-log logger per layer (DESIGN.md: `trace` shows every packet, `debug` state changes).
+/// The sans-I/O layers do not log; they return diagnostics that the Host logs here.
+struct HostLoggers: Sendable {
+    var transport: Logger
+    var hci: Logger
+    var l2cap: Logger
+    var att: Logger
+    var gatt: Logger
+
+    init(base: Logger) {
+        func named(_ layer: String) -> Logger {
+            var logger = Logger(label: base.label + "." + layer)
+            logger.logLevel = base.logLevel
+            return logger
+        }
+        transport = named("transport")
+        hci = named("hci")
+        l2cap = named("l2cap")
+        att = named("att")
+        gatt = named("gatt")
+    }
+}
