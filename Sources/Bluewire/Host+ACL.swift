@@ -43,9 +43,9 @@ extension Host {
         if let reply = output.reply { sendL2CAP(handle: handle, channel: .leSignaling, payload: reply.encode()) }
         if case .updateConnectionParameters(let parameters)? = output.event {
             log.l2cap.debug("peer asked for connection parameters \(parameters)")
-            let update = LEConnectionUpdate(
-                connectionHandle: handle, intervalMin: parameters.intervalMin, intervalMax: parameters.intervalMax,
-                latency: parameters.latency, supervisionTimeout: parameters.timeoutMultiplier)
+            let update = LEConnectionUpdate(connectionHandle: handle, connection: LEConnectionParameters(
+                connectionIntervalMin: parameters.intervalMin, connectionIntervalMax: parameters.intervalMax,
+                maxLatency: parameters.latency, supervisionTimeout: parameters.timeoutMultiplier))
             Task { _ = await self.sendCommandResult(.leConnectionUpdate(update)) }
         }
     }
@@ -73,13 +73,13 @@ extension Host {
             case .send(let bytes):
                 sendL2CAP(handle: handle, channel: .att, payload: bytes)
             case .event(let event):
-                handle(event, on: link)
+                handleBearerEvent(event, on: link)
             }
         }
         rescheduleTimer()
     }
 
-    func handle(_ event: ATTBearerEvent, on link: Link) {
+    func handleBearerEvent(_ event: ATTBearerEvent, on link: Link) {
         switch event {
         case .response(let id, let pdu):
             link.requestWaiters.removeValue(forKey: id)?.resume(returning: .success(pdu))

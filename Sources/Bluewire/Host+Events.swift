@@ -48,9 +48,9 @@ extension Host {
     func handle(_ meta: LEMetaEvent) {
         switch meta {
         case .advertisingReport(let event):
-            for report in event.reports { scanReceived(legacy: report) }
+            for report in event { scanReceived(legacy: report) }
         case .extendedAdvertisingReport(let event):
-            for report in event.reports { scanReceived(extended: report) }
+            for report in event { scanReceived(extended: report) }
         case .directedAdvertisingReport:
             log.hci.debug("directed advertising report")
         case .connectionComplete(let cc), .enhancedConnectionComplete(let cc):
@@ -71,7 +71,7 @@ extension Host {
             publish(.advertisingSetTerminated(handle: terminated.advertisingHandle, status: terminated.status,
                                               connectionHandle: terminated.connectionHandle))
         case .readRemoteFeaturesComplete, .longTermKeyRequest, .channelSelectionAlgorithm, .unknown:
-            log.hci.debug("LE subevent \(meta.subevent) not used by the host")
+            log.hci.debug("LE subevent \(meta.subeventCode) not used by the host")
         }
     }
 
@@ -84,9 +84,15 @@ extension Host {
         failPendingConnection(.hardwareError(code: code))
         for handle in Array(links.keys) { linkDisconnected(handle: handle, reason: .hardwareFailure) }
         publish(.hardwareError(code: code))
-        Task { [weak self] in
-            guard let self else { return }
-            _ = await self.sendCommandResult(.reset)
+        Task { await self.recoverFromHardwareError() }
+    }
+
+    /// Brings the controller up again after a hardware error, with the same address.
+    func recoverFromHardwareError() async {
+        guard phase == .running, let address = controller?.randomAddress else { return }
+        if case .failure(let error) = await runBringUp(address: address) {
+            log.hci.error("controller did not come back after a hardware error: \(error)")
+            transportFailed(.closed)
         }
     }
 }

@@ -53,7 +53,7 @@ extension Host {
             for command in commands {
                 let result = await self.sendCommandResult(command)
                 if case .failure(let error) = result {
-                    await self.endScan(id: id, error: .command(error))
+                    self.endScan(id: id, error: .command(error))
                     return
                 }
             }

@@ -89,27 +89,37 @@ public actor Host {
         phase = .starting
         startIO()
         let address = configuration.randomAddress ?? BluetoothAddress.randomStatic(UInt64.random(in: 0...0x3FFF_FFFF_FFFF))
+        switch await runBringUp(address: address) {
+        case .success(let info):
+            phase = .running
+            return info
+        case .failure(let error):
+            log.hci.error("bring-up failed: \(error)")
+            phase = .idle
+            throw .bringUp(error)
+        }
+    }
+
+    /// Runs the bring-up sequence (Core Vol 4 Part E §4: Reset first, then what the host must learn
+    /// and configure) and adopts the controller's buffer sizes.
+    func runBringUp(address: BluetoothAddress) async -> Result<ControllerInfo, BringUpError> {
         var bringUp = ControllerBringUp(randomAddress: address)
         var step = bringUp.start()
         while true {
             switch step {
             case .send(let command):
-                let result = await sendCommandResult(command)
-                step = bringUp.handle(result)
+                step = bringUp.handle(await sendCommandResult(command))
             case .finished(let info):
                 controller = info
                 fragmenter = L2CAPFragmenter(bufferSize: Int(info.leACLDataPacketLength))
                 aclCredits.reset(totalBuffers: Int(info.totalNumLEACLDataPackets))
-                phase = .running
                 log.hci.debug("controller up", metadata: [
                     "address": "\(info.randomAddress)", "acl": "\(info.leACLDataPacketLength)x\(info.totalNumLEACLDataPackets)",
                     "extended-advertising": "\(info.supportsExtendedAdvertising)",
                 ])
-                return info
+                return .success(info)
             case .failed(let error):
-                log.hci.error("bring-up failed: \(error)")
-                phase = .idle
-                throw .bringUp(error)
+                return .failure(error)
             }
         }
     }
