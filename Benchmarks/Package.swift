@@ -7,6 +7,16 @@ let bluewire = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
 
 // Benchmarks live in their own package so the library's build and test never pull in the
 // benchmark framework. Run: `cd Benchmarks && swift package benchmark` (see README.md).
+func benchmarkTarget(_ name: String, _ products: [String]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: [.product(name: "Benchmark", package: "benchmark")]
+            + products.map { .product(name: $0, package: bluewire) },
+        path: "Benchmarks/\(name)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+}
+
 let package = Package(
     name: "BluewireBenchmarks",
     platforms: [.macOS(.v15)],
@@ -15,14 +25,6 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        .executableTarget(
-            name: "CaptureDecode",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "BluewireCore", package: bluewire),
-            ],
-            path: "Benchmarks/CaptureDecode",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
+        benchmarkTarget("CaptureDecode", ["BluewireCore", "BluewireHCI", "BluewireSnoop", "BluewireAnalysis"]),
     ]
 )

@@ -1,15 +1,55 @@
 import Benchmark
+import BluewireAnalysis
 import BluewireCore
+import BluewireHCI
+import BluewireSnoop
+import Foundation
+
+/// Full decode of real captures: btsnoop reader → per-kind counts (what `bluewire decode --summary`
+/// does), and reader → btmon-style text. Each iteration decodes the whole file from memory, so
+/// packets/s = records × iterations/s, and allocations per packet = mallocs / records.
+let capturesDirectory = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Captures")
+
+func load(_ name: String) -> [UInt8] {
+    (try? [UInt8](Data(contentsOf: capturesDirectory.appendingPathComponent(name)))) ?? []
+}
+
+func summarize(_ bytes: [UInt8]) -> CaptureSummary {
+    var reader = CaptureReader()
+    reader.feed(bytes)
+    reader.finishInput()
+    var summary = CaptureSummary()
+    while let record = try? reader.next() { summary.add(record) }
+    return summary
+}
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal, .instructions], maxDuration: .seconds(2))
-    let bytes: [UInt8] = Array(repeating: 0x42, count: 4096)
-    Benchmark("ByteReader UInt32 walk") { benchmark in
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .instructions, .peakMemoryResident],
+        maxDuration: .seconds(5), maxIterations: 200)
+
+    for name in ["happyleaf_classic_spp_large.btsnoop_hci.log", "ec521_miband2_scan_pairing.btsnoop_hci.log"] {
+        let bytes = load(name)
+        let records = summarize(bytes).frames
+        Benchmark("summary \(name) (\(records) records, \(bytes.count) bytes)") { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(summarize(bytes))
+            }
+        }
+    }
+
+    let scan = load("ec521_miband2_scan_pairing.btsnoop_hci.log")
+    Benchmark("describe ec521 (text lines)") { benchmark in
         for _ in benchmark.scaledIterations {
-            var reader = ByteReader(bytes)
-            var sum: UInt32 = 0
-            while reader.remainingCount >= 4 { sum &+= (try? reader.readUInt32("w")) ?? 0 }
-            blackHole(sum)
+            var reader = CaptureReader()
+            reader.feed(scan)
+            reader.finishInput()
+            var describer = PacketDescriber()
+            var total = 0
+            while let record = try? reader.next() { total &+= describer.describe(record).utf8.count }
+            blackHole(total)
         }
     }
 }
