@@ -7,7 +7,7 @@ import BluewireHCI
 /// and every method runs on the Host's executor. Once the link is gone, operations fail with
 /// `ConnectionError.disconnected`.
 public struct Connection: Sendable, Hashable, CustomStringConvertible {
-    public let host: Host
+    public let host: BluetoothHost
     /// The HCI connection handle.
     public let handle: UInt16
     /// The peer's address.
@@ -82,7 +82,7 @@ public struct Connection: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-extension Host {
+extension BluetoothHost {
     func attRequest(_ pdu: ATTPDU, on handle: UInt16) async throws(ConnectionError) -> ATTPDU {
         guard let link = links[handle] else { throw .disconnected(.unknownConnectionIdentifier) }
         let id: ATTRequestID

@@ -4,7 +4,7 @@ import BluewireGATT
 import BluewireHCI
 import BluewireL2CAP
 
-extension Host {
+extension BluetoothHost {
     /// ACL data from the controller: reassemble L2CAP and route by channel (Core Vol 3 Part A §2.1).
     func receiveACL(_ payload: ArraySlice<UInt8>) {
         let packet: ACLPacket

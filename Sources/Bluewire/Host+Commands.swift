@@ -1,7 +1,7 @@
 import BluewireCore
 import BluewireHCI
 
-extension Host {
+extension BluetoothHost {
     /// Sends an HCI command and waits for its Command Complete or Command Status.
     ///
     /// Commands wait for the controller's command credits (Num_HCI_Command_Packets); each has a

@@ -10,7 +10,7 @@ struct PendingConnection {
     var continuation: CheckedContinuation<Result<Connection, HostError>, Never>
 }
 
-extension Host {
+extension BluetoothHost {
     /// Connects to a peripheral as central (LE Create Connection, or LE Extended Create Connection
     /// when the controller supports it), waiting at most `timeout` (the configuration's by default)
     /// for the connection to complete; on timeout the attempt is cancelled.

@@ -2,7 +2,7 @@ import BluewireCore
 import BluewireHCI
 import BluewireL2CAP
 
-extension Host {
+extension BluetoothHost {
     /// Handles one packet from the controller.
     func receive(_ packet: HCIPacket) {
         switch packet.type {

@@ -12,7 +12,7 @@ struct ScanSession {
     var stateMachine: ConnectionStateMachine
 }
 
-extension Host {
+extension BluetoothHost {
     /// Scans for advertisers and yields each device when first seen and whenever its advertising
     /// data changes (advertising data and scan response merged per device, duplicates collapsed with
     /// the RSSI updated), filtered by service UUID, name prefix and address.

@@ -10,7 +10,7 @@ import Logging
 /// serial executor (this actor), with an async/await API.
 ///
 /// ```swift
-/// let host = Host(transport: try await TransportSpec(parsing: "tcp:127.0.0.1:9000").open())
+/// let host = BluetoothHost(transport: try await TransportSpec(parsing: "tcp:127.0.0.1:9000").open())
 /// let controller = try await host.start()              // Reset, features, buffers, event masks, address
 /// for try await device in host.scan() { print(device.address, device.name ?? "") }
 /// ```
@@ -18,7 +18,7 @@ import Logging
 /// Packets arrive from the transport in order and are handled one at a time on this actor; packets
 /// to the controller go through a single writer in the order the stack produced them. The Host is
 /// the only part of Bluewire that reads a clock (`HostClock`) or does I/O (through the transport).
-public actor Host {
+public actor BluetoothHost {
     /// The transport to the controller.
     public nonisolated let transport: any HCITransport
     /// The clock used for every timeout.

@@ -20,7 +20,7 @@ public enum HostEvent: Sendable {
     case hardwareError(code: UInt8)
 }
 
-extension Host {
+extension BluetoothHost {
     /// Events from now on, until the Host closes. Each call gets its own sequence.
     public func events() -> AsyncStream<HostEvent> {
         let (stream, continuation) = AsyncStream<HostEvent>.makeStream(bufferingPolicy: .unbounded)

@@ -69,7 +69,7 @@ struct OperationQueueCompositeTests {
         // Hold the OTA's first request so that unrelated callers pile up while it runs.
         let gate = Gate()
         await performer.setGate(gate, for: OTA.status)
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         let image = ramp(100)
 
         let before = await queue.submit(GATTOperations.read(handle: 0x40))
@@ -128,7 +128,7 @@ struct OperationQueueCompositeTests {
         await performer.setValue([0x41], for: 0x41)
         // The device stops acknowledging: the OTA waits for a notification that never comes.
         await performer.react(toWritesOn: OTA.data, notifying: 0x0099) { _ in [] }
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         let update = await queue.submit(FirmwareUpdateOperation(image: ramp(40), chunkSize: 16))
         let queued = await queue.submit(GATTOperations.read(handle: 0x41))
         await performer.waitForEvents(count: 3)  // read status, subscribe, first chunk

@@ -64,7 +64,7 @@ struct OperationQueueDecoratorTests {
         let performer = ScriptedATTPerformer(values: [1: [1], 2: [2]])
         let gate = Gate()
         await performer.setGate(gate, for: 1)
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         let operation = await queue.submit(GATTOperations.read(handle: 1).timeout(.seconds(30), clock: clock))
         await gate.arrived.wait()
         await clock.waitForSleepers(count: 1)
@@ -81,7 +81,7 @@ struct OperationQueueDecoratorTests {
     func timeoutNotReached() async throws {
         let clock = TestClock()
         let performer = ScriptedATTPerformer(values: [1: [1]])
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         #expect(try await queue.run(GATTOperations.read(handle: 1).timeout(.seconds(30), clock: clock)) == [1])
         #expect(clock.sleeperCount == 0)
     }
@@ -89,7 +89,7 @@ struct OperationQueueDecoratorTests {
     @Test("Retry tries again while the policy says so, up to the number of attempts")
     func retryUntilSuccess() async throws {
         let performer = ScriptedATTPerformer(values: [1: [1]])
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         let attempts = EventLog<Int>()
         let flaky = FlakyOperation(failures: 2, error: OperationError.timedOut(after: .seconds(1)), handle: 1, attempts: attempts)
         #expect(try await queue.run(flaky.retry(attempts: 3, when: .timeouts)) == [1])
@@ -98,7 +98,7 @@ struct OperationQueueDecoratorTests {
 
     @Test("Retry gives up after the last attempt with the last error")
     func retryExhausted() async {
-        let queue = OperationQueue(performer: ScriptedATTPerformer(values: [1: [1]]))
+        let queue = GATTOperationQueue(performer: ScriptedATTPerformer(values: [1: [1]]))
         let attempts = EventLog<Int>()
         let flaky = FlakyOperation(failures: 5, error: OperationError.timedOut(after: .seconds(1)), handle: 1, attempts: attempts)
         await #expect(throws: OperationError.timedOut(after: .seconds(1))) {
@@ -109,7 +109,7 @@ struct OperationQueueDecoratorTests {
 
     @Test("Errors the policy does not call retryable, and disconnection always, fail at once")
     func retryOnlyRetryableErrors() async {
-        let queue = OperationQueue(performer: ScriptedATTPerformer(values: [1: [1]]))
+        let queue = GATTOperationQueue(performer: ScriptedATTPerformer(values: [1: [1]]))
         let notPermitted = GATTClientError.errorResponse(.readNotPermitted, requestOpcode: .readRequest, handle: 1)
         let attempts = EventLog<Int>()
         await #expect(throws: notPermitted) {
@@ -132,7 +132,7 @@ struct OperationQueueDecoratorTests {
     func retryOnATTError() async throws {
         let performer = ScriptedATTPerformer(values: [1: [9]])
         await performer.fail(1, with: [.insufficientResources])
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         let busy = RetryPolicy { error, _ in (error as? GATTClientError)?.attErrorCode == .insufficientResources }
         #expect(try await queue.run(GATTOperations.read(handle: 1).retry(attempts: 3, when: busy)) == [9])
         #expect(await performer.events == [.request(.readRequest(handle: 1)), .request(.readRequest(handle: 1))])
@@ -144,7 +144,7 @@ struct OperationQueueDecoratorTests {
         let performer = ScriptedATTPerformer(values: [1: [1]])
         let gate = Gate()
         await performer.setGate(gate, for: 1)
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         let operation = await queue.submit(
             GATTOperations.read(handle: 1).timeout(.seconds(5), clock: clock).retry(attempts: 2, when: .timeouts))
         await gate.arrived.wait()
@@ -162,7 +162,7 @@ struct OperationQueueDecoratorTests {
     @Test("Queue decorators wrap every submitted operation, the first listed outermost")
     func queueDecoratorsWrapEveryOperation() async throws {
         let log = EventLog<String>()
-        let queue = OperationQueue(
+        let queue = GATTOperationQueue(
             performer: ScriptedATTPerformer(values: [1: [1], 2: [2], 3: [3]]),
             decorators: [LoggingDecorator(name: "outer", log: log), LoggingDecorator(name: "inner", log: log)])
         for handle in UInt16(1)...3 { _ = try await queue.run(LoggedRead(handle: handle, log: log)) }
@@ -176,7 +176,7 @@ struct OperationQueueDecoratorTests {
         let log = EventLog<String>()
         let establisher = FakeEstablisher(log: log)
         let performer = ScriptedATTPerformer(values: [1: [1], 2: [2], 3: [3]])
-        let queue = OperationQueue(performer: performer, decorators: [AutoConnectDecorator(establisher: establisher)])
+        let queue = GATTOperationQueue(performer: performer, decorators: [AutoConnectDecorator(establisher: establisher)])
         _ = try await queue.run(LoggedRead(handle: 1, log: log))
         _ = try await queue.run(LoggedRead(handle: 2, log: log))
         await establisher.drop()
@@ -189,7 +189,7 @@ struct OperationQueueDecoratorTests {
         let log = EventLog<String>()
         let performer = ScriptedATTPerformer(values: [1: [1], 2: [2], 3: [3]])
         await performer.fail(3, with: [.insufficientAuthentication])
-        let queue = OperationQueue(performer: performer, decorators: [AutoAuthorizeDecorator(authorizer: FakeAuthorizer(log: log))])
+        let queue = GATTOperationQueue(performer: performer, decorators: [AutoAuthorizeDecorator(authorizer: FakeAuthorizer(log: log))])
         _ = try await queue.run(LoggedRead(handle: 1, log: log, requirements: .authorization))
         _ = try await queue.run(LoggedRead(handle: 2, log: log))
         #expect(try await queue.run(LoggedRead(handle: 3, log: log)) == [3])

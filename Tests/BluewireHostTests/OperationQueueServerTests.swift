@@ -62,7 +62,7 @@ struct OperationQueueServerTests {
         let data = try builder.addCharacteristic(
             BluetoothUUID(0xFFF1), properties: [.read, .write, .notify], permissions: [.read, .write], value: .cached([]))
         let performer = InProcessServerPerformer(database: builder.build())
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
 
         let services = try await queue.run(GATTOperations.discoverAllPrimaryServices())
         #expect(services.map(\.uuid) == [.genericAccess, BluetoothUUID(0xFFF0)])

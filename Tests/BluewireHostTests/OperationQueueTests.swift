@@ -37,7 +37,7 @@ struct OperationQueueTests {
     @Test("Operations run in the order they were submitted")
     func runsInSubmissionOrder() async throws {
         let performer = ScriptedATTPerformer(values: Dictionary(uniqueKeysWithValues: (1...8).map { (UInt16($0), [UInt8($0)]) }))
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         var submitted: [QueuedOperation<[UInt8]>] = []
         for handle in [UInt16](1...8) { submitted.append(await queue.submit(GATTOperations.read(handle: handle))) }
         for (index, operation) in submitted.enumerated() {
@@ -50,7 +50,7 @@ struct OperationQueueTests {
     @Test("Concurrent callers never overlap: one operation, and one request, at a time")
     func oneAtATime() async throws {
         let performer = ScriptedATTPerformer(values: Dictionary(uniqueKeysWithValues: (1...20).map { (UInt16($0), [UInt8($0)]) }))
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         let counter = ConcurrencyCounter()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for handle in UInt16(1)...20 {
@@ -73,7 +73,7 @@ struct OperationQueueTests {
         let performer = ScriptedATTPerformer(values: [1: [1], 2: [2], 3: [3]])
         let gate = Gate()
         await performer.setGate(gate, for: 1)
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         let first = await queue.submit(GATTOperations.read(handle: 1))
         let second = await queue.submit(GATTOperations.read(handle: 2))
         let third = await queue.submit(GATTOperations.read(handle: 3))
@@ -96,7 +96,7 @@ struct OperationQueueTests {
         let performer = ScriptedATTPerformer(values: [1: [1], 2: [2]])
         let gate = Gate()
         await performer.setGate(gate, for: 1)
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         let first = await queue.submit(GATTOperations.read(handle: 1))
         let second = await queue.submit(GATTOperations.read(handle: 2))
         await gate.arrived.wait()
@@ -114,7 +114,7 @@ struct OperationQueueTests {
         let performer = ScriptedATTPerformer(values: [1: [1], 2: [2], 3: [3]])
         let gate = Gate()
         await performer.setGate(gate, for: 1)
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         let first = await queue.submit(GATTOperations.read(handle: 1))
         let doomed = await queue.submit(GATTOperations.read(handle: 2))
         await gate.arrived.wait()
@@ -133,7 +133,7 @@ struct OperationQueueTests {
         let performer = ScriptedATTPerformer(values: [1: [1], 2: [2]])
         let gate = Gate()
         await performer.setGate(gate, for: 1)
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         let waiter = Task { try await queue.run(GATTOperations.read(handle: 1)) }
         await gate.arrived.wait()
         waiter.cancel()
@@ -151,7 +151,7 @@ struct OperationQueueTests {
         // A bearer that neither answers nor notices cancellation: the worst case for "none hangs".
         let stuck = Gate(honoursCancellation: false)
         await performer.setGate(stuck, for: 1)
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         let running = await queue.submit(GATTOperations.read(handle: 1))
         let queued = [await queue.submit(GATTOperations.read(handle: 2)), await queue.submit(GATTOperations.read(handle: 3))]
         await stuck.arrived.wait()
@@ -173,7 +173,7 @@ struct OperationQueueTests {
     @Test("Errors thrown by an operation reach its caller unchanged and the queue goes on")
     func operationErrorsPropagate() async throws {
         let performer = ScriptedATTPerformer(values: [2: [2]])
-        let queue = OperationQueue(performer: performer)
+        let queue = GATTOperationQueue(performer: performer)
         await #expect(throws: GATTClientError.errorResponse(.invalidHandle, requestOpcode: .readRequest, handle: 1)) {
             try await queue.run(GATTOperations.read(handle: 1))
         }

@@ -4,7 +4,7 @@ import BluewireATT
 ///
 /// The Host implements this over the live connection; tests implement it with a scripted in-memory
 /// server or wire it to an in-process `GATTServer`. Operations never talk to the bearer in any other way,
-/// so the `OperationQueue` owning the performer decides which operation may use the bearer when.
+/// so the `GATTOperationQueue` owning the performer decides which operation may use the bearer when.
 ///
 /// Implementations must honour task cancellation: a cancelled `request` throws promptly (the bearer
 /// may still wait for the late response before sending the next request, as Core Vol 3 Part F §3.3.2

@@ -1,7 +1,7 @@
 /// One GATT operation as a command object: everything it needs is captured when it is built, and
 /// `execute(on:)` performs it against a connection's ATT bearer.
 ///
-/// Operations are run by an `OperationQueue`, one at a time per connection, because ATT allows one
+/// Operations are run by an `GATTOperationQueue`, one at a time per connection, because ATT allows one
 /// outstanding request per bearer (Core Vol 3 Part F §3.3.2) and because a composite operation (several
 /// ATT exchanges, such as a firmware update) must not have other callers' requests interleaved with its
 /// own. A composite operation therefore performs its steps directly on the `context` it is given; it
@@ -32,7 +32,7 @@ public struct OperationRequirements: OptionSet, Hashable, Sendable {
     public static let authorization = OperationRequirements(rawValue: 1 << 0)
 }
 
-/// Identifies one operation submitted to an `OperationQueue`, for `cancel(_:)`.
+/// Identifies one operation submitted to an `GATTOperationQueue`, for `cancel(_:)`.
 public struct OperationID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public let rawValue: UInt64
     public init(rawValue: UInt64) { self.rawValue = rawValue }
@@ -42,10 +42,10 @@ public struct OperationID: Hashable, Sendable, Comparable, CustomStringConvertib
 
 /// How the queue and its decorators end an operation other than by its own result.
 public enum OperationError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The connection went away before or while the operation ran (`OperationQueue.failAll(with:)`).
+    /// The connection went away before or while the operation ran (`GATTOperationQueue.failAll(with:)`).
     /// `reason` is the HCI disconnection reason when known (Core Vol 1 Part F).
     case disconnected(reason: UInt8?)
-    /// The operation was cancelled: by `OperationQueue.cancel(_:)` or by cancelling the waiting task.
+    /// The operation was cancelled: by `GATTOperationQueue.cancel(_:)` or by cancelling the waiting task.
     case cancelled(OperationID?)
     /// `TimeoutOperation` gave up after `timeout`.
     case timedOut(after: Duration)

@@ -1,7 +1,7 @@
 import BluewireCore
 import BluewireGATT
 
-/// Ready-made operations for every GATT client procedure, to submit to an `OperationQueue`.
+/// Ready-made operations for every GATT client procedure, to submit to an `GATTOperationQueue`.
 ///
 /// ```swift
 /// let services = try await queue.run(GATTOperations.discoverAllPrimaryServices())

@@ -1,4 +1,4 @@
-/// Wraps every operation submitted to an `OperationQueue` (the decorator pattern applied queue-wide):
+/// Wraps every operation submitted to an `GATTOperationQueue` (the decorator pattern applied queue-wide):
 /// the queue calls `decorate` once per submission, before the operation is queued.
 public protocol OperationQueueDecorator: Sendable {
     /// `operation`, wrapped (or returned unchanged if this decorator has nothing to add to it).

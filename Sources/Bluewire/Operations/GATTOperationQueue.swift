@@ -14,10 +14,7 @@
 ///   once, without waiting for the running one to notice its cancellation: none hangs.
 /// - The next operation starts only after the running one has actually returned, even if its caller was
 ///   already answered, so two operations never use the bearer at once.
-///
-/// (Foundation has a class of the same name; outside this module write `Bluewire.OperationQueue` where
-/// both are imported.)
-public actor OperationQueue {
+public actor GATTOperationQueue {
     private struct Job: Sendable {
         let id: OperationID
         let run: @Sendable (any ATTRequestPerformer) async -> Void
@@ -126,11 +123,11 @@ public actor OperationQueue {
     }
 }
 
-/// A handle on an operation submitted to an `OperationQueue`.
+/// A handle on an operation submitted to an `GATTOperationQueue`.
 public struct QueuedOperation<Result: Sendable>: Sendable {
-    /// The id to pass to `OperationQueue.cancel(_:)`.
+    /// The id to pass to `GATTOperationQueue.cancel(_:)`.
     public let id: OperationID
-    let queue: OperationQueue
+    let queue: GATTOperationQueue
     let box: OperationResultBox<Result>
 
     /// The operation's result. Cancelling the awaiting task cancels the operation and throws
@@ -154,7 +151,7 @@ public struct QueuedOperation<Result: Sendable>: Sendable {
     /// `failAll`); `value` then returns without waiting.
     public var isCompleted: Bool { box.isSettled }
 
-    /// Cancels the operation (see `OperationQueue.cancel(_:)`).
+    /// Cancels the operation (see `GATTOperationQueue.cancel(_:)`).
     public func cancel() async {
         await queue.cancel(id)
     }

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Bluewire
+import BluewireCore
+import BluewireTransport
+import Foundation
+import Logging
+
+/// Options every live command shares (DESIGN.md "Command line"): which controller to talk to, and
+/// whether to record the session.
+struct LiveOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "hci0 (HCI user channel), tcp:HOST:PORT, unix:PATH, serial:PATH[:BAUD], or replay:FILE. Default: $BLUEWIRE_TRANSPORT.",
+        valueName: "transport"))
+    var transport: String?
+
+    @Option(name: .long, help: ArgumentHelp("Write everything that crosses the transport to this btsnoop file.", valueName: "file"))
+    var capture: String?
+
+    @Option(name: .long, help: ArgumentHelp("Random static address to use, AA:BB:CC:DD:EE:FF (default: a new one).", valueName: "address"))
+    var address: String?
+
+    @Flag(name: .long, help: "Log every packet (trace level) to stderr.")
+    var verbose = false
+
+    /// Opens the transport (wrapped in a capture tap with `--capture`) and starts a Host on it.
+    func startHost(configuration: HostConfiguration = HostConfiguration()) async throws -> BluetoothHost {
+        let spec = try TransportSpec.resolve(transport)
+        var base: any HCITransport
+        if case .replay(let path) = spec {
+            base = try await LiveOptions.openReplay(path)
+        } else {
+            base = try await spec.open()
+        }
+        if let capture {
+            base = try CaptureTap(wrapping: base, path: capture)
+        }
+        var configuration = configuration
+        if let address {
+            guard let parsed = BluetoothAddress(parsing: address) else {
+                throw ValidationError("invalid address \(address): expected AA:BB:CC:DD:EE:FF")
+            }
+            configuration.randomAddress = BluetoothAddress(value: parsed.value, type: .random)
+        }
+        var logger = Logger(label: "bluewire")
+        logger.logLevel = verbose ? .trace : .warning
+        let host = BluetoothHost(transport: base, configuration: configuration, logger: logger)
+        try await host.start()
+        return host
+    }
+
+    /// Opens `replay:FILE`. Set by the replay feature (BluewireTesting); nil until then.
+    nonisolated(unsafe) static var openReplay: (String) async throws -> any HCITransport = { path in
+        throw ValidationError("replay:\(path): the replay transport is not available in this build")
+    }
+}
+
+/// Prints a one-line error to stderr and exits non-zero (the CLI contract).
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data(("bluewire: " + message + "\n").utf8))
+    exit(1)
+}
