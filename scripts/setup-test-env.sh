@@ -23,6 +23,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+# virtme-ng builds an initramfs around a statically linked busybox. Installing Debian's busybox-static
+# would remove the system's busybox, so the binary is taken out of the package into scripts/.cache.
+busybox=scripts/.cache/busybox-static/bin/busybox
+if [ ! -x "$busybox" ]; then
+  echo "setup-test-env: fetching busybox-static for the kernel VM"
+  download=$(mktemp -d)
+  chmod 777 "$download"  # apt's download sandbox user must be able to write here
+  if ! (cd "$download" && apt-get download -q busybox-static >/dev/null 2>&1); then
+    apt-get update -q >/dev/null
+    (cd "$download" && apt-get download -q busybox-static >/dev/null)
+  fi
+  mkdir -p scripts/.cache/busybox-static
+  dpkg-deb -x "$download"/busybox-static_*.deb scripts/.cache/busybox-static
+  rm -rf "$download"
+fi
+
 if [ ! -x .venv/bin/python ]; then
   echo "setup-test-env: creating .venv"
   python3 -m venv .venv

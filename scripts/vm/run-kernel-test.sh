@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Kernel VM test: boots the machine's Debian kernel under virtme-ng (no KVM: see PEERS.md), loads
+# the Bluetooth modules, starts BlueZ's btvirt (hci0 + hci1), and runs steps that drive hci0
+# through Bluewire's HCI user-channel transport. Prints one PASS/FAIL line; exits non-zero on failure.
+#
+#   scripts/vm/run-kernel-test.sh [--capture FILE] [--kernel VMLINUZ] [--verbose] [STEP...]
+#
+# STEP: a shell command line run in the guest with BLUEWIRE_TRANSPORT=hci0 and the debug build
+# directory on PATH, e.g. 'bluewire scan --transport hci0 --duration 3'. Without steps it runs the
+# KernelUserChannelTests suite (Reset → Command Complete over the user channel, busy, missing device).
+# --capture FILE keeps the guest's btmon recording (btsnoop datalink 2001).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+
+capture=""
+kernel=""
+verbose=false
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --capture) capture=$2; shift 2 ;;
+    --kernel) kernel=$2; shift 2 ;;
+    -v|--verbose) verbose=true; shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) break ;;
+  esac
+done
+
+./scripts/setup-test-env.sh >/dev/null
+[ -n "$kernel" ] || kernel=$(ls /boot/vmlinuz-*-amd64 | sort -V | tail -1)
+[ -f "$kernel" ] || { echo "kernel-vm-test: FAIL (no kernel in /boot: install linux-image-amd64)"; exit 1; }
+busybox=$root/scripts/.cache/busybox-static/bin/busybox
+
+echo "kernel-vm-test: building"
+swift build --build-tests >/dev/null
+build_dir=$(swift build --show-bin-path)
+tests="$build_dir/BluewirePackageTests.xctest"
+
+if [ $# -eq 0 ]; then
+  set -- "BLUEWIRE_KERNEL_HCI=hci0 $tests --testing-library swift-testing --filter KernelUserChannelTests"
+fi
+
+out=$(mktemp -d "$root/.build/vm-XXXXXX")
+trap 'rm -rf "$out"' EXIT
+log=$out/guest.log
+steps=()
+for step in "$@"; do steps+=("$(printf '%q' "$step")"); done
+
+echo "kernel-vm-test: booting $(basename "$kernel") (no KVM)"
+start=$(date +%s.%N)
+ready_at=""
+set +e
+PATH="$root/.venv/bin:$PATH" BLUEWIRE_BUILD_DIR="$build_dir" timeout 900 vng --run "$kernel" --user root --disable-kvm \
+  --busybox "$busybox" --rwdir "$out" --cwd "$root" \
+  -- "BLUEWIRE_BUILD_DIR=$build_dir bash $root/scripts/vm/guest.sh $out ${steps[*]}" 2>&1 |
+  while IFS= read -r line; do
+    printf '%s\n' "$line" >>"$log"
+    $verbose && printf '  | %s\n' "$line"
+    case "$line" in
+      GUEST-READY*) echo "kernel-vm-test: guest ready after $(echo "$(date +%s.%N) - $start" | bc | cut -c1-5) s ($line)" ;;
+      STEP-RESULT*|GUEST-FAIL*|*"✘"*) echo "  $line" ;;
+    esac
+  done
+set -e
+elapsed=$(echo "$(date +%s.%N) - $start" | bc | cut -c1-5)
+
+if [ -n "$capture" ] && [ -s "$out/btmon.btsnoop" ]; then
+  cp "$out/btmon.btsnoop" "$capture"
+  echo "kernel-vm-test: btmon capture (datalink 2001) saved to $capture"
+fi
+if grep -q "^GUEST-DONE failures=0" "$log"; then
+  echo "kernel-vm-test: PASS ($# step(s), ${elapsed} s including boot)"
+else
+  echo "kernel-vm-test: FAIL (${elapsed} s); guest output:"
+  sed 's/^/  | /' "$log" | tail -60
+  exit 1
+fi
