@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "BluewireGATTTests", dependencies: ["BluewireGATT", "BluewireATT", "BluewireCore"]),
         .testTarget(
             name: "BluewireAnalysisTests",
-            dependencies: ["BluewireAnalysis", "BluewireSnoop", "BluewireHCI", "BluewireCore"],
+            dependencies: ["BluewireAnalysis", "BluewireSnoop", "BluewireHCI", "BluewireCore", "BluewireGATT"],
             resources: []
         ),
         .testTarget(name: "BluewireTransportTests", dependencies: ["BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireSnoop"]),
