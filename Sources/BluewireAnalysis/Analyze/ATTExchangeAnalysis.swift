@@ -97,8 +97,16 @@ extension ObservedGATTServer {
 
         // Server to client.
         case .errorResponse(_, let handle, let code):
-            _ = takePending()
-            if handle != 0 { update(handle) { $0.recordError(code) } }
+            // Discovery ends with Attribute Not Found on the range's first handle (Core Vol 3 Part G
+            // §4.4–§4.7): that is no failure of the attribute, so only requests about one handle count.
+            switch takePending() {
+            case .read?, .readBlob?, .write?, .prepareWrite?, .readMultiple?, .readMultipleVariable?:
+                if handle != 0 { update(handle) { $0.recordError(code) } }
+            case nil:
+                if handle != 0 && code != .attributeNotFound { update(handle) { $0.recordError(code) } }
+            default:
+                break
+            }
         case .exchangeMTUResponse(let mtu):
             _ = takePending()
             return .serverRxMTU(mtu)

@@ -122,6 +122,16 @@ public struct DiscoveredGATTTree: Sendable, Hashable {
     /// Attributes of known type that belong to no declaration seen (types from Find Information only).
     public var orphanAttributes: [Descriptor]
 
+    /// Value and descriptor handles of every characteristic in the tree.
+    public var characteristicHandles: Set<UInt16> {
+        var handles = Set<UInt16>()
+        for characteristic in services.flatMap({ $0.characteristics }) + orphanCharacteristics {
+            handles.insert(characteristic.declaration.valueHandle)
+            for descriptor in characteristic.descriptors { handles.insert(descriptor.handle) }
+        }
+        return handles
+    }
+
     public init(_ table: DiscoveredGATTTable) {
         let serviceList = table.services.values.sorted { $0.handle < $1.handle }
         let characteristicList = table.characteristics.values.sorted { $0.declarationHandle < $1.declarationHandle }

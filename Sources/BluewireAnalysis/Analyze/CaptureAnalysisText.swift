@@ -1,0 +1,171 @@
+import BluewireCore
+
+extension CaptureAnalysis {
+    /// A readable report (`bluewire analyze`): per connection its peer, roles, parameters, MTU, link
+    /// changes and traffic, then each GATT server as a table of attributes with SIG names and, per
+    /// characteristic value and descriptor, reads (R), writes (W), notifications (N), indications (I)
+    /// and errors (E) with the last value seen.
+    public var text: String {
+        var out = "Capture: \(recordCount) records, \(packetCount) HCI packets; \(connections.count) connection(s), "
+            + "\(establishedConnections.count) set up in the capture, \(failedConnectionAttempts) failed attempt(s)"
+        if decodeErrors > 0 { out += ", \(decodeErrors) undecodable packet(s)" }
+        out += "\n"
+        for connection in connections { out += "\n" + connection.text }
+        let exportable = devices.filter { !$0.table.isEmpty }
+        if !exportable.isEmpty {
+            out += "\nDevices with a discovered GATT database (--export-db writes one file each):\n"
+            for device in exportable {
+                out += "  \(device.name): \(device.table.attributeTypes.count) attributes -> \(device.databaseFileName)\n"
+            }
+        }
+        return out
+    }
+
+    /// `value` / `scale` with one decimal: 7500 / 1000 → "7.5".
+    static func decimal(_ value: Int64, scale: Int64) -> String {
+        let tenths = (value * 10 + scale / 2) / scale
+        return "\(tenths / 10).\(abs(tenths % 10))"
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    static func padLeft(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+    }
+
+    /// Hex of at most 16 octets, and the text when every octet is printable ASCII.
+    static func valueText(_ bytes: [UInt8]) -> String {
+        if bytes.isEmpty { return "(empty)" }
+        var out = hexString(bytes.prefix(16)) + (bytes.count > 16 ? "… (\(bytes.count) B)" : "")
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            out += " \"" + String(decoding: bytes.prefix(32), as: UTF8.self) + (bytes.count > 32 ? "…" : "") + "\""
+        }
+        return out
+    }
+}
+
+extension AnalyzedConnection {
+    /// The connection's section of the text report.
+    public var text: String {
+        var out = "Connection \(index): handle 0x" + hex(handle, width: 4) + ", \(transport.name)"
+        out += ", peer " + (peerAddress?.description ?? "unknown (set up before the capture)")
+        if let localRole { out += ", local \(localRole.name)" }
+        out += "\n  records \(openedAtRecord)–" + (closedAtRecord.map { "\($0)" } ?? "end")
+        if let disconnectReason { out += ", disconnected: \(disconnectReason)" }
+        out += "\n"
+        if let parameters {
+            out += "  interval " + CaptureAnalysis.decimal(parameters.intervalMicroseconds, scale: 1_000) + " ms, latency \(parameters.peripheralLatency), "
+                + "supervision timeout \(parameters.supervisionTimeoutMilliseconds) ms"
+            if parameterHistory.count > 1 {
+                out += " (intervals: " + parameterHistory.map { CaptureAnalysis.decimal($0.intervalMicroseconds, scale: 1_000) }
+                    .joined(separator: " → ") + " ms)"
+            }
+            out += "\n"
+        }
+        out += "  ATT MTU \(attMTU)" + (clientRxMTU == nil ? " (no exchange)" : " (client \(clientRxMTU ?? 0), server \(serverRxMTU.map { "\($0)" } ?? "-"))")
+        out += ", encrypted: " + (encrypted ? "yes" : "no") + "\n"
+        for change in dataLengthChanges {
+            out += "  data length (record \(change.recordIndex)): TX \(change.maxTxOctets) B / \(change.maxTxTime) µs, "
+                + "RX \(change.maxRxOctets) B / \(change.maxRxTime) µs\n"
+        }
+        for update in phyUpdates {
+            out += "  PHY update (record \(update.recordIndex)): TX " + PHYUpdate.name(ofPHY: update.txPHY)
+                + ", RX " + PHYUpdate.name(ofPHY: update.rxPHY) + (update.status.isSuccess ? "" : " (status \(update.status))") + "\n"
+        }
+        out += "  duration " + CaptureAnalysis.decimal(durationMicroseconds, scale: 1_000_000) + " s (first to last ACL packet)\n"
+        out += "  sent:     " + sent.text(bitsPerSecond: sentATTBitsPerSecond) + "\n"
+        out += "  received: " + received.text(bitsPerSecond: receivedATTBitsPerSecond) + "\n"
+        let errors = aclDecodeErrors + reassemblyErrors + attDecodeErrors
+        if errors > 0 {
+            out += "  errors: \(aclDecodeErrors) ACL, \(reassemblyErrors) reassembly, \(attDecodeErrors) ATT\n"
+        }
+        for server in [peerServer, localServer] where !server.table.isEmpty || !server.activity.isEmpty {
+            out += server.text
+        }
+        return out
+    }
+}
+
+extension DirectionTraffic {
+    func text(bitsPerSecond: Int64?) -> String {
+        var out = "\(aclPackets) ACL packets (\(aclBytes) B), \(attPDUs) ATT PDUs (\(attBytes) B)"
+        if let bitsPerSecond {
+            out += ", " + (bitsPerSecond < 10_000 ? "\(bitsPerSecond) bit/s" : CaptureAnalysis.decimal(bitsPerSecond, scale: 1_000) + " kbit/s")
+                + " ATT"
+        }
+        if smpPDUs > 0 { out += ", \(smpPDUs) SMP" }
+        if signalingPDUs > 0 { out += ", \(signalingPDUs) LE signaling" }
+        return out
+    }
+}
+
+extension ObservedGATTServer {
+    /// The server as a table: one row per declaration, characteristic value and descriptor.
+    public var text: String {
+        var out = "  GATT server of the \(side == .peer ? "peer (local device was client)" : "local device (peer was client)"):\n"
+        out += "    " + CaptureAnalysis.pad("handle", 8) + CaptureAnalysis.pad("attribute", 58)
+            + CaptureAnalysis.pad("properties", 24) + "     R     W     N     I   E  last value\n"
+        let tree = DiscoveredGATTTree(table)
+        for service in tree.services {
+            let d = service.declaration
+            out += row(d.handle, (d.isPrimary ? "Primary Service " : "Secondary Service ") + d.uuid.description,
+                       "0x" + hex(d.handle, width: 4) + "–0x" + hex(d.endHandle, width: 4), counters: nil)
+            for include in service.includes {
+                out += row(include.handle, "  Include 0x" + hex(include.includedServiceHandle, width: 4)
+                    + "–0x" + hex(include.endGroupHandle, width: 4), "", counters: nil)
+            }
+            out += characteristicRows(service.characteristics)
+        }
+        if !tree.orphanCharacteristics.isEmpty {
+            out += "    (characteristics outside any discovered service)\n"
+            out += characteristicRows(tree.orphanCharacteristics)
+        }
+        let (handles, types) = otherAttributes(tree)
+        if !handles.isEmpty {
+            out += "    (attributes outside any discovered characteristic)\n"
+            for handle in handles {
+                out += row(handle, types[handle].map { "Attribute " + $0.description } ?? "Attribute of unknown type", "",
+                           counters: self.activity(of: handle))
+            }
+        }
+        return out
+    }
+
+    func characteristicRows(_ list: [DiscoveredGATTTree.Characteristic]) -> String {
+        var out = ""
+        for characteristic in list {
+            let d = characteristic.declaration
+            out += row(d.declarationHandle, "  Characteristic " + d.uuid.description, "", counters: nil)
+            out += row(d.valueHandle, "    Value", d.properties.fileNames.joined(separator: ","),
+                       counters: self.activity(of: d.valueHandle))
+            for descriptor in characteristic.descriptors {
+                out += row(descriptor.handle, "    Descriptor " + descriptor.uuid.description, "",
+                           counters: self.activity(of: descriptor.handle))
+            }
+        }
+        return out
+    }
+
+    func row(_ handle: UInt16, _ attribute: String, _ properties: String, counters: AttributeActivity?) -> String {
+        var out = "    " + CaptureAnalysis.pad("0x" + hex(handle, width: 4), 8) + CaptureAnalysis.pad(attribute, 58)
+            + CaptureAnalysis.pad(properties, 24)
+        if let a = counters {
+            out += CaptureAnalysis.padLeft("\(a.reads)", 6) + CaptureAnalysis.padLeft("\(a.writes)", 6)
+                + CaptureAnalysis.padLeft("\(a.notifications)", 6) + CaptureAnalysis.padLeft("\(a.indications)", 6)
+                + CaptureAnalysis.padLeft("\(a.errors)", 4)
+            if let value = a.lastReadValue {
+                out += "  read " + CaptureAnalysis.valueText(value)
+            } else if let value = a.lastNotifiedValue ?? a.lastIndicatedValue {
+                out += "  notified " + CaptureAnalysis.valueText(value)
+            } else if let value = a.lastWrittenValue {
+                out += "  written " + CaptureAnalysis.valueText(value)
+            } else if let error = a.lastError {
+                out += "  error: " + error.name
+            }
+        }
+        while out.last == " " { out.removeLast() }
+        return out + "\n"
+    }
+}
