@@ -1,4 +1,7 @@
+import BluewireATT
 import BluewireCore
+import BluewireGATT
+import BluewireHCI
 
 extension CaptureAnalysis {
     /// The analysis as one JSON object (`bluewire analyze --json`): connections with their link

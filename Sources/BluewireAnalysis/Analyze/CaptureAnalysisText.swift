@@ -1,4 +1,7 @@
+import BluewireATT
 import BluewireCore
+import BluewireGATT
+import BluewireHCI
 
 extension CaptureAnalysis {
     /// A readable report (`bluewire analyze`): per connection its peer, roles, parameters, MTU, link
