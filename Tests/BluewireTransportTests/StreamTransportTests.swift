@@ -65,6 +65,16 @@ struct StreamTransportTests {
         }
     }
 
+    @Test func aTimedOutWaitLeavesTheTransportUsable() async throws {
+        try await withBumblePeer([.tcp]) { peer in
+            let transport = try await TransportSpec(parsing: peer.transports[0]).open()
+            #expect(await nextInbound(transport, within: .milliseconds(200)) == .timedOut)
+            try await transport.send(hciReset)
+            #expect(await nextInbound(transport, within: .seconds(10)) == .packet(HCIPacket(type: .event, payload: resetComplete)))
+            await transport.close()
+        }
+    }
+
     @Test func closeEndsInboundAndLaterSendsFailWithClosed() async throws {
         try await withBumblePeer([.tcp]) { peer in
             let transport = try await TransportSpec(parsing: peer.transports[0]).open()
