@@ -31,6 +31,7 @@ import socket
 import sys
 
 from bumble import hci
+from bumble.core import UUID
 from bumble.controller import Controller
 from bumble.device import AdvertisingEventProperties, AdvertisingParameters, Device, Peer
 from bumble.gatt import Characteristic, Service
@@ -61,7 +62,7 @@ def advertising_data(args):
     if args.uuid16:
         data += ad_structure(0x03, b''.join(int(u, 16).to_bytes(2, 'little') for u in args.uuid16))
     if args.uuid128:
-        data += ad_structure(0x07, b''.join(bytes(hci.UUID(u)) for u in args.uuid128))
+        data += ad_structure(0x07, b''.join(UUID(u).to_bytes() for u in args.uuid128))
     if args.manufacturer:
         company, _, payload = args.manufacturer.partition(':')
         data += ad_structure(0xFF, int(company, 16).to_bytes(2, 'little') + bytes.fromhex(payload))
@@ -162,7 +163,10 @@ async def main():
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, lambda: stop.done() or stop.set_result(None))
-    loop.add_reader(sys.stdin.fileno(), lambda: sys.stdin.buffer.read1(4096) or stop.done() or stop.set_result(None))
+    try:
+        loop.add_reader(sys.stdin.fileno(), lambda: sys.stdin.buffer.read1(4096) or stop.done() or stop.set_result(None))
+    except (PermissionError, ValueError):
+        pass  # stdin is a file or /dev/null: only signals stop us
 
     link = LocalLink()
     transports, controllers = [], []
