@@ -17,8 +17,12 @@ enum FirstInbound: Equatable {
 /// Waits for the next inbound packet, but no longer than `timeout`: the caller-side timeout a Host
 /// puts around every command (the transport itself never times out).
 func nextInbound(_ transport: any HCITransport, within timeout: Duration) async -> FirstInbound {
+    await nextInbound(transport.inbound, within: timeout)
+}
+
+/// `nextInbound(_:within:)` on a sequence taken from a transport earlier.
+func nextInbound(_ inbound: HCIInboundPackets, within timeout: Duration) async -> FirstInbound {
     await withTaskGroup(of: FirstInbound.self) { group in
-        let inbound = transport.inbound
         group.addTask {
             var iterator = inbound.makeAsyncIterator()
             do throws(TransportError) {

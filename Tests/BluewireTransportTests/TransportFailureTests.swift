@@ -20,6 +20,16 @@ struct TransportFailureTests {
         #expect(await nextInbound(transport, within: .seconds(5)) == .finished)
     }
 
+    @Test func aTransportDroppedWithoutCloseIsClosedAndItsInboundEnds() async throws {
+        let server = try ScriptedStreamServer(.silent)
+        defer { server.stop() }
+        var transport: (any HCITransport)? = try await TransportSpec(parsing: server.transport).open()
+        let inbound = try #require(transport).inbound
+        #expect(await nextInbound(inbound, within: .milliseconds(100)) == .timedOut)
+        transport = nil
+        #expect(await nextInbound(inbound, within: .seconds(5)) == .finished)
+    }
+
     @Test func streamEndingInsideAPacketIsATypedFramingError() async throws {
         let server = try ScriptedStreamServer(.sendThenClose([0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00, 0x04, 0x0E, 0x04, 0x01]))
         defer { server.stop() }
