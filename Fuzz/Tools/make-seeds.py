@@ -425,9 +425,39 @@ def seeds_h4_framer(packets):
     return seeds
 
 
+def seeds_gatt_server(packets):
+    # Input: a configuration byte, then operations (see Fuzz/Targets/gatt-server.swift). The client PDUs
+    # are the requests and commands the phones in the captures sent (host → controller).
+    client = [pdu for ((name, d), _), pdu in att_pdus(packets) if d == 0 and len(pdu) <= 255 and (pdu[0] & 1 == 0 or pdu[0] == 0x52)]
+    groups = {}
+    for pdu in client:
+        groups.setdefault((pdu[0], len(pdu) // 8), []).append(pdu)
+    singles = pick(groups, 2)
+    seeds = [bytes([rng.randrange(32), 0, 0, len(pdu)]) + pdu for pdu in singles]
+    for _ in range(60):
+        start = rng.randrange(max(1, len(client) - 12))
+        script = bytearray([rng.randrange(32)])
+        for pdu in client[start:start + rng.randint(2, 12)]:
+            script += bytes([0, rng.randrange(2), len(pdu)]) + pdu
+            if rng.random() < 0.1:
+                script += bytes([rng.choice([5, 6]), rng.randrange(16), 3, 1, 2, 3])
+        seeds.append(bytes(script))
+    # A whole discovery, a long write and a subscription, written by hand.
+    def req(*pdus, connection=0):
+        return b"".join(bytes([0, connection, len(p)]) + bytes(p) for p in pdus)
+    discovery = req([0x02, 0x05, 0x02], [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28], [0x10, 0x14, 0x00, 0xFF, 0xFF, 0x00, 0x28],
+                    [0x08, 0x01, 0x00, 0xFF, 0xFF, 0x02, 0x28], [0x08, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28],
+                    [0x04, 0x01, 0x00, 0xFF, 0xFF], [0x06, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28, 0x0F, 0x18])
+    long_write = req([0x16, 0x17, 0x00, 0x00, 0x00] + [0x41] * 18, [0x16, 0x17, 0x00, 0x12, 0x00] + [0x42] * 18, [0x18, 0x01],
+                     [0x0A, 0x17, 0x00], [0x0C, 0x17, 0x00, 0x16, 0x00], [0x0E, 0x17, 0x00, 0x1B, 0x00], [0x20, 0x03, 0x00, 0x1B, 0x00])
+    subscribe = req([0x12, 0x19, 0x00, 0x03, 0x00]) + bytes([6, 4, 2, 9, 9, 5, 4, 1, 7]) + req([0x1E]) + req([0x12, 0x19, 0x00, 0x00, 0x00])
+    seeds += [bytes([0]) + discovery, bytes([0x10]) + long_write, bytes([5]) + subscribe, bytes([0]) + discovery + bytes([7]) + long_write]
+    return seeds
+
+
 def main():
     if "--clean" in sys.argv:
-        for target in ("hci-event", "advertising-data", "l2cap", "att-pdu", "att-bearer", "btsnoop", "pcapng", "h4-framer"):
+        for target in ("hci-event", "advertising-data", "l2cap", "att-pdu", "att-bearer", "btsnoop", "pcapng", "h4-framer", "gatt-server"):
             shutil.rmtree(os.path.join(CORPUS, target), ignore_errors=True)
     packets = all_packets()
     write_corpus("hci-event", seeds_hci_event(packets), 300)
@@ -438,6 +468,7 @@ def main():
     write_corpus("btsnoop", seeds_btsnoop(), 80)
     write_corpus("pcapng", seeds_pcapng(packets), 80)
     write_corpus("h4-framer", seeds_h4_framer(packets), 100)
+    write_corpus("gatt-server", seeds_gatt_server(packets), 200)
 
 
 if __name__ == "__main__":
