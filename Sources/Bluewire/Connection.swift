@@ -28,6 +28,8 @@ public struct Connection: Sendable, Hashable, CustomStringConvertible {
 
     /// Sends an ATT request and waits for its response (or Error Response, returned as a PDU). ATT
     /// allows one outstanding request per bearer (Core Vol 3 Part F §3.3.2): later requests wait.
+    /// Cancelling the calling task throws `.cancelled` at once; the bearer still waits for the late
+    /// response before it sends the next request.
     public func request(_ pdu: ATTPDU) async throws(ConnectionError) -> ATTPDU {
         try await host.attRequest(pdu, on: handle)
     }
@@ -91,11 +93,21 @@ extension BluetoothHost {
         } catch {
             throw .att(error)
         }
-        let result = await withCheckedContinuation { continuation in
-            link.requestWaiters[id] = continuation
-            drainBearer(handle: handle)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                link.requestWaiters[id] = continuation
+                drainBearer(handle: handle)
+            }
+        } onCancel: {
+            Task { await self.abandonRequest(id, on: handle) }
         }
         return try result.get()
+    }
+
+    /// The caller of a request stopped waiting: answer it now. The bearer keeps the transaction
+    /// open; its late response finds no waiter and is dropped.
+    func abandonRequest(_ id: ATTRequestID, on handle: UInt16) {
+        links[handle]?.requestWaiters.removeValue(forKey: id)?.resume(returning: .failure(.cancelled))
     }
 
     func attCommand(_ pdu: ATTPDU, on handle: UInt16) async throws(ConnectionError) {

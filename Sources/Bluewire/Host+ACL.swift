@@ -128,6 +128,9 @@ extension BluetoothHost {
     }
 
     func deliver(_ notification: GATTNotification, on link: Link) {
+        // Service Changed (Core Vol 3 Part G §7.1) must invalidate the client's cache before anyone
+        // acts on the indication.
+        if notification.isIndication, let client = link.gattClient { client.indicationReceived(notification) }
         if let subscribers = link.notificationSubscribers[notification.handle] {
             for continuation in subscribers.values { continuation.yield(notification) }
         }

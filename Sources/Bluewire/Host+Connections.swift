@@ -7,13 +7,23 @@ import BluewireHCI
 struct PendingConnection {
     var peer: BluetoothAddress
     var deadline: MonotonicInstant
-    var continuation: CheckedContinuation<Result<Connection, HostError>, Never>
+    /// The caller waiting in `connect`; nil until it starts waiting.
+    var continuation: CheckedContinuation<Result<Connection, HostError>, Never>?
+    /// The outcome, when it came before the caller started waiting (a controller may report the
+    /// connection right behind the Command Status, before `connect` has resumed).
+    var outcome: Result<Connection, HostError>?
 }
 
 extension BluetoothHost {
     /// Connects to a peripheral as central (LE Create Connection, or LE Extended Create Connection
     /// when the controller supports it), waiting at most `timeout` (the configuration's by default)
-    /// for the connection to complete; on timeout the attempt is cancelled.
+    /// for the connection to complete; on timeout the attempt is cancelled. Cancelling the calling
+    /// task cancels the attempt too (LE Create Connection Cancel) and throws
+    /// `.connectionFailed(peer, .operationCancelledByHost)`.
+    ///
+    /// Where the controller supports them, the link is set up for throughput (`prepareCentralLink`):
+    /// 2M PHY preferred, data length raised to 251 octets. Controllers that refuse either keep the
+    /// defaults; that never fails the connection.
     public func connect(
         to peer: BluetoothAddress,
         parameters: LEConnectionParameters = LEConnectionParameters(),
@@ -22,25 +32,83 @@ extension BluetoothHost {
         guard phase == .running, let controller else { throw .notRunning }
         guard pendingConnection == nil else { throw .connectionAttemptInProgress }
         if scanSession != nil { await stopScan() }
+        await preferPHYsForNewConnections(controller)
         let command: HCICommand = controller.supportsExtendedCreateConnection
             ? .leExtendedCreateConnection(LEExtendedCreateConnection(
                 peerAddress: peer, le1M: .init(connection: parameters)))
             : .leCreateConnection(LECreateConnection(peerAddress: peer, connection: parameters))
-        _ = try await send(command)
-        let deadline = now + (timeout ?? configuration.connectionTimeout)
-        let result = await withCheckedContinuation { continuation in
-            pendingConnection = PendingConnection(peer: peer, deadline: deadline, continuation: continuation)
-            rescheduleTimer()
+        guard pendingConnection == nil else { throw .connectionAttemptInProgress }
+        // Waiting starts before the command goes out, so a Connection Complete right behind the
+        // Command Status finds the attempt.
+        pendingConnection = PendingConnection(peer: peer, deadline: now + (timeout ?? configuration.connectionTimeout))
+        do {
+            _ = try await send(command)
+        } catch {
+            if pendingConnection?.peer == peer, pendingConnection?.continuation == nil { pendingConnection = nil }
+            throw error
         }
-        return try result.get()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard var pending = pendingConnection, pending.peer == peer, pending.continuation == nil else {
+                    continuation.resume(returning: Result<Connection, HostError>.failure(.connectionFailed(peer, .operationCancelledByHost)))
+                    return
+                }
+                if let outcome = pending.outcome {
+                    pendingConnection = nil
+                    continuation.resume(returning: outcome)
+                    return
+                }
+                pending.continuation = continuation
+                pendingConnection = pending
+                if Task.isCancelled {
+                    cancelConnectionAttempt(to: peer)
+                } else {
+                    rescheduleTimer()
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelConnectionAttempt(to: peer) }
+        }
+        let connection = try result.get()
+        await prepareCentralLink(connection.handle, controller)
+        return connection
     }
+
+    /// Cancels a connection attempt in progress (LE Create Connection Cancel); its `connect` throws
+    /// `.connectionFailed(peer, .operationCancelledByHost)`. Nothing happens if none is in progress.
+    public func cancelConnectionAttempt() {
+        guard let pending = pendingConnection else { return }
+        cancelConnectionAttempt(to: pending.peer)
+    }
+
+    func cancelConnectionAttempt(to peer: BluetoothAddress) {
+        guard let pending = pendingConnection, pending.peer == peer, pending.outcome == nil else { return }
+        resolvePendingConnection(.failure(.connectionFailed(pending.peer, .operationCancelledByHost)))
+        // A Connection Complete that still arrives (bumble cancels nothing) is disconnected then.
+        Task { _ = await self.sendCommandResult(.leCreateConnectionCancel) }
+        rescheduleTimer()
+    }
+
+    /// Hands the attempt's outcome to `connect`, now or when it starts waiting.
+    func resolvePendingConnection(_ outcome: Result<Connection, HostError>) {
+        guard var pending = pendingConnection, pending.outcome == nil else { return }
+        if let continuation = pending.continuation {
+            pendingConnection = nil
+            continuation.resume(returning: outcome)
+        } else {
+            pending.outcome = outcome
+            pendingConnection = pending
+        }
+    }
+
+    /// Whether an attempt is still waiting for its Connection Complete.
+    var isAwaitingConnection: Bool { pendingConnection != nil && pendingConnection?.outcome == nil }
 
     func connectionComplete(_ event: LEConnectionComplete) {
         let role: LinkRole = event.isCentral ? .central : .peripheral
         guard event.status.isSuccess else {
-            if let pending = pendingConnection {
-                pendingConnection = nil
-                pending.continuation.resume(returning: .failure(.connectionFailed(pending.peer, event.status)))
+            if let pending = pendingConnection, isAwaitingConnection {
+                resolvePendingConnection(.failure(.connectionFailed(pending.peer, event.status)))
             }
             return
         }
@@ -50,11 +118,11 @@ extension BluetoothHost {
         links[event.connectionHandle] = link
         gattServer.connect(event.connectionHandle)
         let connection = Connection(host: self, handle: event.connectionHandle, peer: event.peerAddress, role: role)
+        attachGATTClient(to: link, connection: connection)
         log.hci.debug("connected", metadata: ["handle": "0x\(hex(event.connectionHandle, width: 4))", "peer": "\(event.peerAddress)", "role": "\(role)"])
         if role == .central {
-            if let pending = pendingConnection {
-                pendingConnection = nil
-                pending.continuation.resume(returning: .success(connection))
+            if isAwaitingConnection {
+                resolvePendingConnection(.success(connection))
             } else {
                 // A connection we stopped waiting for (timed out, and the controller ignored the cancel).
                 log.hci.debug("late connection 0x\(hex(event.connectionHandle, width: 4)) closed")
@@ -66,18 +134,16 @@ extension BluetoothHost {
     }
 
     func connectionAttemptTimedOut() {
-        guard let pending = pendingConnection else { return }
-        pendingConnection = nil
-        pending.continuation.resume(returning: .failure(.connectionTimeout(pending.peer)))
+        guard let pending = pendingConnection, isAwaitingConnection else { return }
+        resolvePendingConnection(.failure(.connectionTimeout(pending.peer)))
         // Some controllers (bumble's) accept the cancel and cancel nothing: a late Connection
         // Complete is then disconnected in `connectionComplete`.
         Task { _ = await self.sendCommandResult(.leCreateConnectionCancel) }
     }
 
     func failPendingConnection(_ error: HostError) {
-        guard let pending = pendingConnection else { return }
-        pendingConnection = nil
-        pending.continuation.resume(returning: .failure(error))
+        guard isAwaitingConnection else { return }
+        resolvePendingConnection(.failure(error))
     }
 
     /// Disconnects (HCI Disconnect) and waits for Disconnection Complete. Reason defaults to Remote
@@ -103,6 +169,7 @@ extension BluetoothHost {
         link.notificationSubscribers.removeAll()
         link.allNotificationSubscribers.removeAll()
         _ = try? link.stateMachine.fire(.disconnect)
+        link.gattClient?.linkDisconnected(reason: reason)
         for waiter in link.disconnectWaiters { waiter.resume(returning: reason) }
         link.disconnectWaiters.removeAll()
         _ = aclCredits.disconnected(handle: handle)

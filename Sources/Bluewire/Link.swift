@@ -34,6 +34,8 @@ final class Link {
     var allNotificationSubscribers: [UInt64: AsyncStream<GATTNotification>.Continuation] = [:]
     var disconnectWaiters: [CheckedContinuation<HCIStatus, Never>] = []
     var indicationWaiters: [ATTIndicationID: CheckedContinuation<Result<Void, ConnectionError>, Never>] = [:]
+    /// The central-side GATT client of this link (operation queue, discovered database), see `GATTClient`.
+    var gattClient: GATTClientSession?
 
     init(handle: UInt16, role: LinkRole, peer: BluetoothAddress, connectionInterval: UInt16, preferredMTU: UInt16) {
         self.handle = handle

@@ -1,0 +1,89 @@
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+
+extension BluetoothHost {
+    /// Gives a new link its GATT client: an operation queue of its own and a session that sees every
+    /// transition of the link's state machine.
+    func attachGATTClient(to link: Link, connection: Connection) {
+        let session = GATTClientSession(connection: connection, state: link.stateMachine.state)
+        link.gattClient = session
+        link.stateMachine.observer = { [weak session] transition in session?.record(transition) }
+    }
+
+    /// The GATT client session of `connection`; for a link that is already gone, a session that fails
+    /// every operation with the reason (or Unknown Connection Identifier when none is known).
+    func gattClientSession(for connection: Connection) -> GATTClientSession {
+        if let link = links[connection.handle], link.peer == connection.peer, let session = link.gattClient {
+            return session
+        }
+        let session = GATTClientSession(connection: connection, state: .initial)
+        session.linkDisconnected(reason: .unknownConnectionIdentifier)
+        return session
+    }
+
+    /// Fires `trigger` on the link's state machine for a GATT operation.
+    /// - Throws: `.refused` naming state and trigger, or `.disconnected` when the link is gone.
+    func fireGATTTrigger(_ trigger: ConnectionTrigger, on connection: Connection) throws(GATTError) {
+        guard let link = links[connection.handle], link.peer == connection.peer else {
+            throw .disconnected(.unknownConnectionIdentifier)
+        }
+        do throws(ConnectionTriggerRefused) {
+            try link.stateMachine.fire(trigger)
+        } catch {
+            throw .refused(error)
+        }
+    }
+
+    /// Fires `trigger` if the state machine accepts it now; a no-op otherwise.
+    func fireGATTTriggerIfAccepted(_ trigger: ConnectionTrigger, on connection: Connection) {
+        guard let link = links[connection.handle], link.peer == connection.peer, link.stateMachine.accepts(trigger) else { return }
+        _ = try? link.stateMachine.fire(trigger)
+    }
+
+    // MARK: Notification registrations
+
+    /// Registers a stream for notifications and indications of `valueHandle`, effective at once (so a
+    /// caller that registers before writing the CCCD misses nothing). Nil if the link is gone.
+    func registerNotifications(on connection: Connection, valueHandle: UInt16) -> (stream: AsyncStream<GATTNotification>, id: UInt64)? {
+        guard let link = links[connection.handle], link.peer == connection.peer else { return nil }
+        let (stream, continuation) = AsyncStream<GATTNotification>.makeStream(bufferingPolicy: .unbounded)
+        let id = nextObserverID
+        nextObserverID += 1
+        link.notificationSubscribers[valueHandle, default: [:]][id] = continuation
+        let handle = connection.handle
+        continuation.onTermination = { _ in Task { await self.endNotifications(handle: handle, valueHandle: valueHandle, id: id) } }
+        return (stream, id)
+    }
+
+    /// Ends a registration: its stream finishes after what it has buffered.
+    func endNotifications(handle: UInt16, valueHandle: UInt16, id: UInt64) {
+        guard let link = links[handle] else { return }
+        link.notificationSubscribers[valueHandle]?.removeValue(forKey: id)?.finish()
+        if link.notificationSubscribers[valueHandle]?.isEmpty == true { link.notificationSubscribers[valueHandle] = nil }
+    }
+
+    // MARK: Link setup
+
+    /// LE Set Default PHY (Core Vol 4 Part E §7.8.48): prefer LE 2M as well as 1M in both directions
+    /// for new connections, so the controllers move to 2M on their own where both support it. A
+    /// refusal keeps 1M.
+    func preferPHYsForNewConnections(_ controller: ControllerInfo) async {
+        guard controller.supports2MPHY else { return }
+        let command = HCICommand.leSetDefaultPHY(LESetDefaultPHY(allPHYs: 0, txPHYs: [.le1M, .le2M], rxPHYs: [.le1M, .le2M]))
+        if case .failure(let error) = await sendCommandResult(command) {
+            log.hci.debug("LE Set Default PHY refused, staying on 1M: \(error)")
+        }
+    }
+
+    /// Asks for the longest LE data packets (LE Set Data Length, §7.8.33: 251 octets) when the
+    /// controller has Data Packet Length Extension. Some controllers refuse (bumble answers Command
+    /// Complete with a bare Unknown HCI Command status); the link then keeps 27-octet packets.
+    func prepareCentralLink(_ handle: UInt16, _ controller: ControllerInfo) async {
+        guard controller.supportsDataLengthExtension, links[handle] != nil else { return }
+        let command = HCICommand.leSetDataLength(LESetDataLength(connectionHandle: handle))
+        if case .failure(let error) = await sendCommandResult(command) {
+            log.hci.debug("LE Set Data Length refused, keeping 27-octet packets: \(error)")
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import BluewireGATT
+
+/// The notifications (or indications) of one characteristic, as an `AsyncSequence`, from the moment
+/// its Client Characteristic Configuration descriptor was written.
+///
+/// The sequence was registered with the Host before the CCCD write went out, and buffers without
+/// bound until iterated, so nothing the server sends between its Write Response and the consumer's
+/// first `next()` is lost. Values are in the order the link delivered them. Indications have already
+/// been confirmed (Core Vol 3 Part F §3.4.7.2).
+///
+/// The sequence ends normally after `GATTClient.unsubscribe(_:)`, and throws
+/// `GATTError.disconnected(reason)` when the link drops.
+public struct CharacteristicSubscription: AsyncSequence, Sendable {
+    public typealias Element = GATTNotification
+    public typealias Failure = GATTError
+
+    /// The subscribed characteristic.
+    public let characteristic: GATTCharacteristic
+    /// Its Client Characteristic Configuration descriptor.
+    public let descriptorHandle: UInt16
+    /// Whether indications (rather than notifications) were enabled.
+    public let indications: Bool
+    let id: UInt64
+    let stream: AsyncStream<GATTNotification>
+    let session: GATTClientSession
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: stream.makeAsyncIterator(), session: session)
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<GATTNotification>.AsyncIterator
+        let session: GATTClientSession
+
+        public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(GATTError) -> GATTNotification? {
+            if let notification = await base.next(isolation: actor) { return notification }
+            if let reason = session.disconnection { throw .disconnected(reason) }
+            return nil
+        }
+
+        public mutating func next() async throws(GATTError) -> GATTNotification? {
+            try await next(isolation: nil)
+        }
+    }
+}
+
+extension GATTClient {
+    /// Enables notifications (or, with `indications: true`, indications) of a discovered
+    /// characteristic (Core Vol 3 Part G §4.10, §4.11) and returns them as a sequence.
+    ///
+    /// One operation on the queue: the sequence is registered first, then the CCCD is written (found
+    /// with Find Information if its handle is not cached yet). The state machine sees `Write`,
+    /// `OperationCompleted`, then `EnableNotifications` if no other subscription was active.
+    /// - Throws: `.procedure(.propertyNotSupported)` when the characteristic cannot notify/indicate,
+    ///   `.notDiscovered`, `.refused`, `.disconnected`, or the server's Error Response.
+    public func subscribe(to characteristic: GATTCharacteristic, indications: Bool = false) async throws(GATTError) -> CharacteristicSubscription {
+        try await operation { context in
+            try self.requireDiscovered(characteristic)
+            let host = self.connection.host, connection = self.connection
+            let known = self.session.cache.clientConfigurationHandle(of: characteristic)
+            let (registration, descriptorHandle) = try await self.phase(.write) {
+                guard let registration = await host.registerNotifications(on: connection, valueHandle: characteristic.valueHandle) else {
+                    throw GATTError.disconnected(self.session.disconnection ?? .unknownConnectionIdentifier)
+                }
+                do {
+                    let handle = try await context.perform(ConfigureClientCharacteristicConfiguration.subscribe(
+                        to: characteristic, indications: indications, descriptorHandle: known))
+                    return (registration, handle)
+                } catch {
+                    await host.endNotifications(handle: connection.handle, valueHandle: characteristic.valueHandle, id: registration.id)
+                    throw error
+                }
+            }
+            self.session.withState { state in
+                state.subscriptions[registration.id] = .init(characteristic: characteristic, descriptorHandle: descriptorHandle)
+            }
+            await host.fireGATTTriggerIfAccepted(.enableNotifications, on: connection)
+            return CharacteristicSubscription(
+                characteristic: characteristic, descriptorHandle: descriptorHandle, indications: indications,
+                id: registration.id, stream: registration.stream, session: self.session)
+        }
+    }
+
+    /// Disables the subscription: writes 0x0000 to the CCCD (unless another subscription of this
+    /// client still uses the characteristic), then ends its sequence. The last one fires
+    /// `DisableNotifications`.
+    public func unsubscribe(_ subscription: CharacteristicSubscription) async throws(GATTError) {
+        try await operation { context in
+            let host = self.connection.host, connection = self.connection
+            let characteristic = subscription.characteristic
+            let othersOnCharacteristic = self.session.withState { state in
+                state.subscriptions.contains { $0.key != subscription.id && $0.value.characteristic.valueHandle == characteristic.valueHandle }
+            }
+            if !othersOnCharacteristic {
+                _ = try await self.phase(.write) {
+                    try await context.perform(ConfigureClientCharacteristicConfiguration.unsubscribe(
+                        from: characteristic, descriptorHandle: subscription.descriptorHandle))
+                }
+            }
+            let remaining = self.session.withState { state in
+                state.subscriptions[subscription.id] = nil
+                return state.subscriptions.count
+            }
+            await host.endNotifications(handle: connection.handle, valueHandle: characteristic.valueHandle, id: subscription.id)
+            if remaining == 0 { await host.fireGATTTriggerIfAccepted(.disableNotifications, on: connection) }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import BluewireCore
+import BluewireHCI
+
+extension Connection {
+    /// Asks the controller for longer LE data packets on this link (LE Set Data Length, Core Vol 4
+    /// Part E §7.8.33). The new lengths, if the link layer agrees on any, arrive later as
+    /// `HostEvent.dataLengthChanged`.
+    /// - Throws: `HostError.command` when the controller refuses (some answer a bare status);
+    ///   the link keeps working with the lengths it had.
+    public func requestDataLength(txOctets: UInt16 = 251, txTime: UInt16 = 2120) async throws(HostError) {
+        _ = try await host.send(.leSetDataLength(LESetDataLength(connectionHandle: handle, txOctets: txOctets, txTime: txTime)))
+    }
+
+    /// Asks for a PHY change on this link (LE Set PHY, §7.8.49), e.g. `[.le2M]` both ways. The
+    /// result arrives as `HostEvent.phyUpdated`. `timeout` bounds the wait for the Command Status:
+    /// some controllers never answer this command.
+    /// - Throws: `HostError.command` when the controller refuses or does not answer in time.
+    public func requestPHY(
+        tx: LEPHYSet = [.le2M], rx: LEPHYSet = [.le2M], timeout: TimeSpan = .seconds(1)
+    ) async throws(HostError) {
+        _ = try await host.send(.leSetPHY(LESetPHY(connectionHandle: handle, txPHYs: tx, rxPHYs: rx)), timeout: timeout)
+    }
+
+    /// Asks the controller to change this link's connection parameters (LE Connection Update,
+    /// §7.8.18); the result arrives as `HostEvent.connectionUpdated`.
+    public func updateParameters(_ parameters: LEConnectionParameters) async throws(HostError) {
+        _ = try await host.send(.leConnectionUpdate(LEConnectionUpdate(connectionHandle: handle, connection: parameters)))
+    }
+}

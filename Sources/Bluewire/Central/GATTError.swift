@@ -1,0 +1,104 @@
+import BluewireATT
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+
+/// Why a central-side GATT operation (`GATTClient`) failed. Every case names what a person needs to
+/// act on it: the disconnection reason, the refusing state and trigger, the ATT error and handle.
+public enum GATTError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The link went away before or while the operation ran; `reason` is the HCI reason the controller
+    /// reported in Disconnection Complete (Core Vol 1 Part F), e.g. Remote User Terminated Connection.
+    /// Every queued and running operation of the connection fails with this, none hangs.
+    case disconnected(HCIStatus)
+    /// The connection state machine does not accept the operation in its current state (a read
+    /// before any characteristic was discovered is refused in `Connected.Idle`).
+    case refused(ConnectionTriggerRefused)
+    /// The GATT procedure failed: an ATT Error Response (with the error's specification name), an
+    /// unexpected or malformed response, a value too long for the ATT_MTU...
+    case procedure(GATTClientError)
+    /// The ATT bearer failed the transaction: a 30 s transaction timeout (Core Vol 3 Part F §3.3.3,
+    /// after which the bearer is closed and the link dropped), or a PDU longer than ATT_MTU.
+    case bearer(ATTBearerError)
+    /// A characteristic that is no longer in the client's cache: a Service Changed indication
+    /// (Core Vol 3 Part G §7.1) invalidated its handles, or it never came from this client's discovery.
+    case notDiscovered(handle: UInt16)
+    /// A timeout decorator gave up.
+    case timedOut(Duration)
+    /// The operation was cancelled (its task, `GATTOperationQueue.cancel`, or the subscription ended).
+    case cancelled
+    /// A custom operation (`GATTClient.run`) threw an error of its own; its description.
+    case operationFailed(String)
+
+    public var description: String {
+        switch self {
+        case .disconnected(let reason): "disconnected: \(reason)"
+        case .refused(let refusal): "\(refusal)"
+        case .procedure(let error): "GATT: \(error)"
+        case .bearer(let error): "ATT bearer: \(error)"
+        case .notDiscovered(let handle):
+            "handle 0x\(hex(handle, width: 4)) is not in the discovered database (rediscover after Service Changed)"
+        case .timedOut(let duration): "timed out after \(duration)"
+        case .cancelled: "cancelled"
+        case .operationFailed(let message): message
+        }
+    }
+
+    /// Whether the link is gone.
+    public var isDisconnection: Bool {
+        if case .disconnected = self { return true }
+        return false
+    }
+
+    /// The ATT error code, when the server answered with an Error Response.
+    public var attErrorCode: ATTErrorCode? {
+        if case .procedure(let error) = self { return error.attErrorCode }
+        return nil
+    }
+
+    /// Maps whatever an operation threw to a `GATTError`. `disconnection` is the reason recorded when
+    /// the link dropped: a request that found the link already gone only knows "unknown connection",
+    /// while the caller should hear why it went.
+    static func from(_ error: any Error, disconnection: HCIStatus?) -> GATTError {
+        switch error {
+        case let error as GATTError:
+            if case .disconnected = error, let disconnection { return .disconnected(disconnection) }
+            return error
+        case let error as GATTClientError:
+            return .procedure(error)
+        case let error as ConnectionError:
+            switch error {
+            case .disconnected(let reason): return .disconnected(disconnection ?? reason)
+            case .att(.disconnected): return .disconnected(disconnection ?? .connectionTerminatedByLocalHost)
+            case .att(let bearer): return .bearer(bearer)
+            case .attError(let code, let request, let handle):
+                return .procedure(.errorResponse(code, requestOpcode: request, handle: handle))
+            case .unexpectedResponse(let opcode): return .procedure(.unexpectedResponse(request: opcode, received: opcode))
+            case .refused(let refusal): return .refused(refusal)
+            case .cancelled, .gatt: return disconnection.map { .disconnected($0) } ?? .cancelled
+            }
+        case let error as OperationError:
+            switch error {
+            case .disconnected(let reason):
+                return .disconnected(disconnection ?? reason.map { HCIStatus($0) } ?? .unknownConnectionIdentifier)
+            case .cancelled: return disconnection.map { .disconnected($0) } ?? .cancelled
+            case .timedOut(let duration): return .timedOut(duration)
+            }
+        case is CancellationError:
+            return disconnection.map { .disconnected($0) } ?? .cancelled
+        default:
+            return .operationFailed("\(error)")
+        }
+    }
+
+    /// How the finished operation drives the connection state machine: an answer from the server
+    /// (even an Error Response) completes it; a bearer that can no longer be used is a failure; a
+    /// disconnection was already reported by the link itself.
+    var completionTrigger: ConnectionTrigger? {
+        switch self {
+        case .disconnected: nil
+        case .refused: nil
+        case .bearer(.transactionTimeout), .bearer(.closed): .failure
+        case .procedure, .bearer, .notDiscovered, .timedOut, .cancelled, .operationFailed: .operationCompleted
+        }
+    }
+}
