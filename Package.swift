@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "BluewireTransportTests", dependencies: ["BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireSnoop"]),
         .testTarget(
             name: "BluewireHostTests",
-            dependencies: ["Bluewire", "BluewireTesting", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireATT"]
+            dependencies: ["Bluewire", "BluewireTesting", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireATT", "BluewireSnoop"]
         ),
         .testTarget(
             name: "InteropTests",

@@ -18,6 +18,8 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidSpec(String)
     /// A transport kind this module cannot open (`replay:` is opened by BluewireTesting).
     case unsupported(String)
+    /// A replayed capture and the host driving it disagree (the replay transport in BluewireTesting).
+    case replay(ReplayMismatch)
 
     public var description: String {
         switch self {
@@ -30,6 +32,7 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
         case .closed: "the transport is closed"
         case .invalidSpec(let text): "invalid transport: \(text)"
         case .unsupported(let text): "unsupported transport: \(text)"
+        case .replay(let mismatch): mismatch.description
         }
     }
 }
