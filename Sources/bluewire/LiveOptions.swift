@@ -1,6 +1,7 @@
 import ArgumentParser
 import Bluewire
 import BluewireCore
+import BluewireTesting
 import BluewireTransport
 import Foundation
 import Logging
@@ -48,9 +49,10 @@ struct LiveOptions: ParsableArguments {
         return host
     }
 
-    /// Opens `replay:FILE`. Set by the replay feature (BluewireTesting); nil until then.
+    /// Opens `replay:FILE`: the capture acts as the controller (mismatches fail the command; packets
+    /// left unsent are accepted). `bluewire replay` replaces it with a strict replay it checks afterwards.
     nonisolated(unsafe) static var openReplay: (String) async throws -> any HCITransport = { path in
-        throw ValidationError("replay:\(path): the replay transport is not available in this build")
+        try ReplayTransport(capturePath: path)
     }
 }
 

@@ -1,7 +1,133 @@
 import ArgumentParser
+import Bluewire
+import BluewireCore
+import BluewireSnoop
+import BluewireTesting
+import BluewireTransport
+import Synchronization
 
-/// `bluewire replay`: not built yet; its issue replaces this file.
-struct ReplayCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "replay", abstract: "(not built yet)")
-    func run() throws { throw ValidationError("bluewire replay is not built yet") }
+/// `bluewire replay FILE -- <command...>`: runs a live bluewire command in this process with
+/// `--transport replay:FILE`, the capture acting as the controller, strictly.
+struct ReplayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Run a bluewire command against a capture acting as the controller, strictly.",
+        discussion: """
+            Example: bluewire replay session.btsnoop -- scan --duration 5
+
+            The command runs as if given --transport replay:FILE. Every packet it sends must match the \
+            capture (HCI commands in order per opcode, ACL in order per connection handle); the \
+            controller's packets are delivered in capture order as soon as the host has sent what precedes \
+            them (or, with --capture-pace, no sooner than the capture's own timing). Unless the command \
+            gives --address, the random address the capture's host set is used again. The replay fails \
+            (status 1, the record index and an expected/actual hex diff on stderr) when a packet differs, \
+            and, unless --lenient, when the command ends without sending every packet of the capture.
+            """
+    )
+
+    @Argument(help: "The capture to replay (btsnoop or pcapng; e.g. one written with --capture).")
+    var file: String
+
+    @Flag(help: "Accept a command that ends before sending every host packet of the capture.")
+    var lenient = false
+
+    @Flag(name: .customLong("capture-pace"), help: "Deliver controller packets no sooner than the capture's timestamps.")
+    var capturePace = false
+
+    @Argument(parsing: .postTerminator, help: "The bluewire command to run, after --.")
+    var command: [String] = []
+
+    func validate() throws {
+        guard let first = command.first else {
+            throw ValidationError("give the command to run after --, e.g. bluewire replay FILE -- scan")
+        }
+        guard first != Self.configuration.commandName else { throw ValidationError("cannot replay a replay") }
+        if command.contains(where: { $0 == "--transport" || $0.hasPrefix("--transport=") }) {
+            throw ValidationError("the command must not give --transport: replay supplies replay:\(file)")
+        }
+    }
+
+    func run() async throws {
+        let script: ReplayScript
+        do {
+            let reader = try CaptureFileReader(path: file)
+            var records: [CaptureRecord] = []
+            while let record = try reader.next() { records.append(record) }
+            script = ReplayScript(records: records)
+        } catch {
+            fail(error.description)
+        }
+        var arguments = command
+        var injected = ["--transport", "replay:" + file]
+        if !arguments.contains(where: { $0 == "--address" || $0.hasPrefix("--address=") }),
+           let address = Self.recordedRandomAddress(script) {
+            injected += ["--address", address.hexString]
+        }
+        arguments.insert(contentsOf: injected, at: Self.optionsIndex(arguments))
+
+        let opened = Mutex<ReplayTransport?>(nil)
+        let options = ReplayTransport.Options(pacing: capturePace ? .capturePace(SystemHostClock()) : .hostDriven, strict: !lenient)
+        LiveOptions.openReplay = { _ in
+            let transport = ReplayTransport(script: script, options: options)
+            opened.withLock { $0 = transport }
+            return transport
+        }
+
+        var subcommand: any ParsableCommand
+        do {
+            subcommand = try BluewireCommand.parseAsRoot(arguments)
+        } catch {
+            if BluewireCommand.message(for: error).contains("--transport") {
+                fail("'\(command.joined(separator: " "))' takes no --transport: replay runs live commands (scan, gatt, serve, throughput)")
+            }
+            BluewireCommand.exit(withError: error)
+        }
+        do {
+            if var asynchronous = subcommand as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try subcommand.run()
+            }
+        } catch {
+            if let transport = opened.withLock({ $0 }), let failure = await transport.failure {
+                fail(failure.description)
+            }
+            BluewireCommand.exit(withError: error)
+        }
+        guard let transport = opened.withLock({ $0 }) else {
+            fail("'\(command.joined(separator: " "))' never opened the transport: replay runs live commands (scan, gatt, serve, throughput)")
+        }
+        await transport.close()
+        do {
+            try await transport.verify()
+        } catch {
+            fail(error.description)
+        }
+    }
+
+    /// Where the injected options go: right after the (sub)command names, so they belong to the command
+    /// that declares them and stay clear of any `--` the command itself uses.
+    static func optionsIndex(_ arguments: [String]) -> Int {
+        var type: any ParsableCommand.Type = BluewireCommand.self
+        var index = 0
+        while index < arguments.count,
+              let next = type.configuration.subcommands.first(where: { $0.configuration.commandName == arguments[index] }) {
+            type = next
+            index += 1
+        }
+        return index
+    }
+
+    /// The address of the capture's first LE Set Random Address (Core Vol 4 Part E §7.8.4): a live
+    /// command must set the same one for its commands to match.
+    static func recordedRandomAddress(_ script: ReplayScript) -> BluetoothAddress? {
+        for entry in script.packets where entry.direction == .hostToController && entry.packet.type == .command {
+            let p = entry.packet.payload
+            guard p.count == 9, p[p.startIndex] == 0x05, p[p.startIndex + 1] == 0x20, p[p.startIndex + 2] == 6 else { continue }
+            var value: UInt64 = 0
+            for k in (0..<6).reversed() { value = value << 8 | UInt64(p[p.startIndex + 3 + k]) }
+            return BluetoothAddress(value: value, type: .random)
+        }
+        return nil
+    }
 }
