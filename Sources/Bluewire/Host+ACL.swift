@@ -94,7 +94,11 @@ extension BluetoothHost {
         case .indication(let handle, let value):
             deliver(GATTNotification(handle: handle, value: value, isIndication: true), on: link)
         case .request(let pdu):
-            let response = gattServer.respond(to: pdu, from: link.handle)
+            // A client may send no PDU longer than ATT_MTU (Core Vol 3 Part F §3.2.8); like the GATT
+            // server's byte entry point, answer one with Invalid PDU instead of acting on it.
+            let response = pdu.encode().count > link.bearer.mtu
+                ? .errorResponse(requestOpcode: pdu.opcode, handle: 0, error: .invalidPDU)
+                : gattServer.respond(to: pdu, from: link.handle)
                 ?? .errorResponse(requestOpcode: pdu.opcode, handle: 0, error: .requestNotSupported)
             do throws(ATTBearerError) {
                 try link.bearer.respond(response)
@@ -102,17 +106,19 @@ extension BluetoothHost {
                 log.att.warning("could not answer \(pdu.opcode): \(error)")
             }
             publishServerEvents()
+            observeServerResponse(to: pdu, response: response, on: link.handle)
         case .command(let pdu):
             _ = gattServer.respond(to: pdu, from: link.handle)
             publishServerEvents()
         case .indicationConfirmed(let id):
-            _ = gattServer.confirm(connection: link.handle)
+            // Also sends the next indication the server queued for this central.
+            serverIndicationConfirmed(on: link)
             link.indicationWaiters.removeValue(forKey: id)?.resume(returning: .success(()))
-            publishServerEvents()
         case .indicationFailed(let id, let error):
             link.indicationWaiters.removeValue(forKey: id)?.resume(returning: .failure(.att(error)))
         case .mtuChanged(let mtu):
             gattServer.setMTU(mtu, for: link.handle)
+            publishServerEvents()
             publish(.mtuChanged(handle: link.handle, mtu: mtu))
         case .unexpectedPDU(let opcode):
             log.att.debug("unexpected \(opcode) dropped")

@@ -117,6 +117,7 @@ extension BluetoothHost {
             connectionInterval: event.connectionInterval, preferredMTU: configuration.preferredMTU)
         links[event.connectionHandle] = link
         gattServer.connect(event.connectionHandle)
+        publishServerEvents()
         let connection = Connection(host: self, handle: event.connectionHandle, peer: event.peerAddress, role: role)
         attachGATTClient(to: link, connection: connection)
         log.hci.debug("connected", metadata: ["handle": "0x\(hex(event.connectionHandle, width: 4))", "peer": "\(event.peerAddress)", "role": "\(role)"])
@@ -175,6 +176,7 @@ extension BluetoothHost {
         _ = aclCredits.disconnected(handle: handle)
         reassembler.disconnected(handle: handle)
         gattServer.disconnect(handle)
+        publishServerEvents()
         _ = link.bearer.takeOutputs()
         publish(.disconnected(handle: handle, peer: link.peer, reason: reason))
         pumpACL()

@@ -55,6 +55,8 @@ public actor BluetoothHost {
     /// The local GATT server (sans-I/O), answering every peer client's requests. Empty until the
     /// application gives it a database (`setDatabase`).
     var gattServer = GATTServer(database: GATTDatabase())
+    /// Advertising, peripheral events and indication waiters (Peripheral/).
+    var peripheral = PeripheralState()
 
     enum Phase: Equatable {
         case idle, starting, running, closed
@@ -184,6 +186,7 @@ public actor BluetoothHost {
         endScan(error: reason)
         failPendingConnection(reason)
         for handle in Array(links.keys) { linkDisconnected(handle: handle, reason: .connectionTerminatedByLocalHost) }
+        finishPeripheral()
         for observer in eventObservers.values { observer.finish() }
         eventObservers.removeAll()
         timerTask?.cancel()

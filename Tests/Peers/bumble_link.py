@@ -12,11 +12,26 @@ Optionally a bumble Device runs on one more controller of the same link:
                               --advertising legacy|extended), serve --gatt FILE.json, accept connections
     --central ADDRESS         connect to ADDRESS (a random address), discover, read, subscribe,
                               and print what it finds as EVENT lines
+      --centrals N            N central Devices (each on its own controller); central 0 connects at
+                              once unless --manual, the others when told on standard input
+      --manual                central 0 waits for a "connect" command too
 
 Once everything listens it prints one line:
     READY {"controllers": [{"transport": "tcp:127.0.0.1:40123", "address": "..."}], "device": {...}}
 with the transports spelled as Bluewire's --transport option takes them. Later lines are
-EVENT {json}. It exits cleanly on SIGTERM, SIGINT or when its standard input closes.
+EVENT {json} (a central's carry "central": INDEX). It exits cleanly on SIGTERM, SIGINT or when its
+standard input closes.
+
+Centrals take commands on standard input, one JSON object per line, each with "central": INDEX:
+    {"op": "connect", "discover": true, "mtu": 100}   connect (then exchange MTUs if "mtu"; then
+                              discover, read and subscribe as above if "discover")
+    {"op": "read", "handle": H}                       read (long read by Read Blob when the value
+                              fills the PDU) -> {"read": H, "value": HEX} or {"read": H, "error": CODE}
+    {"op": "write", "handle": H, "value": HEX, "response": true}
+                              -> {"written": H} or {"written": H, "error": CODE}
+    {"op": "att", "pdus": [HEX, ...]}                 send raw ATT PDUs back to back (a hostile
+                              client); from then on every ATT PDU received is {"att": HEX}
+    {"op": "disconnect"}                              -> {"disconnected": REASON}
 
 GATT file: {"services": [{"uuid": "180D", "characteristics": [
     {"uuid": "2A37", "properties": ["READ", "NOTIFY"], "value": "0001"}]}]}
@@ -30,7 +45,7 @@ import signal
 import socket
 import sys
 
-from bumble import hci
+from bumble import att, hci
 from bumble.core import UUID
 from bumble.controller import Controller
 from bumble.device import AdvertisingEventProperties, AdvertisingParameters, Device, Peer
@@ -120,24 +135,108 @@ async def run_peripheral(device, args):
         await device.start_advertising(advertising_data=data, auto_restart=True, own_address_type=hci.OwnAddressType.RANDOM)
 
 
-async def run_central(device, address):
-    connection = await device.connect(hci.Address(address, hci.Address.RANDOM_DEVICE_ADDRESS),
-                                      own_address_type=hci.OwnAddressType.RANDOM)
-    emit('EVENT', {'connected': address, 'handle': connection.handle})
-    peer = Peer(connection)
-    await peer.discover_services()
-    for service in peer.services:
-        await service.discover_characteristics()
-        for characteristic in service.characteristics:
-            entry = {'service': str(service.uuid), 'characteristic': str(characteristic.uuid),
-                     'handle': characteristic.handle, 'properties': int(characteristic.properties)}
-            if characteristic.properties & Characteristic.Properties.READ:
-                entry['value'] = (await characteristic.read_value()).hex()
-            emit('EVENT', entry)
-            if characteristic.properties & (Characteristic.Properties.NOTIFY | Characteristic.Properties.INDICATE):
-                handle = characteristic.handle
-                await characteristic.subscribe(lambda value, h=handle: emit('EVENT', {'notification': h, 'value': bytes(value).hex()}))
-    emit('EVENT', {'discovered': True})
+class Central:
+    """One bumble central Device and its connection, driven by run_central and stdin commands."""
+
+    def __init__(self, index, device, address):
+        self.index, self.device, self.address = index, device, address
+        self.connection, self.peer, self.raw = None, None, False
+
+    def emit(self, payload):
+        emit('EVENT', {'central': self.index, **payload})
+
+    async def connect(self, discover=True, mtu=None):
+        self.connection = await self.device.connect(hci.Address(self.address, hci.Address.RANDOM_DEVICE_ADDRESS),
+                                                    own_address_type=hci.OwnAddressType.RANDOM)
+        self.connection.on('disconnection', lambda reason: self.emit({'disconnected': int(reason)}))
+        self.emit({'connected': self.address, 'handle': self.connection.handle})
+        self.peer = Peer(self.connection)
+        if mtu:
+            self.emit({'mtu': await self.peer.request_mtu(mtu)})
+        if discover:
+            await self.discover()
+
+    async def discover(self):
+        peer = self.peer
+        await peer.discover_services()
+        for service in peer.services:
+            await service.discover_characteristics()
+            for characteristic in service.characteristics:
+                entry = {'service': str(service.uuid), 'characteristic': str(characteristic.uuid),
+                         'handle': characteristic.handle, 'properties': int(characteristic.properties)}
+                if characteristic.properties & Characteristic.Properties.READ:
+                    entry['value'] = (await characteristic.read_value()).hex()
+                self.emit(entry)
+                if characteristic.properties & (Characteristic.Properties.NOTIFY | Characteristic.Properties.INDICATE):
+                    handle = characteristic.handle
+                    # bumble subscribes to notifications when offered, indications otherwise.
+                    kind = 'notify' if characteristic.properties & Characteristic.Properties.NOTIFY else 'indicate'
+                    await characteristic.subscribe(
+                        lambda value, h=handle, k=kind: self.emit({'notification': h, 'kind': k, 'value': bytes(value).hex()}))
+        self.emit({'discovered': True})
+
+    async def command(self, request):
+        op = request['op']
+        if op == 'connect':
+            await self.connect(request.get('discover', True), request.get('mtu'))
+        elif op == 'read':
+            handle = request['handle']
+            try:
+                self.emit({'read': handle, 'value': bytes(await self.peer.gatt_client.read_value(handle)).hex()})
+            except att.ATT_Error as error:
+                self.emit({'read': handle, 'error': int(error.error_code)})
+        elif op == 'write':
+            handle = request['handle']
+            try:
+                await self.peer.gatt_client.write_value(handle, bytes.fromhex(request['value']),
+                                                        with_response=request.get('response', True))
+                self.emit({'written': handle})
+            except att.ATT_Error as error:
+                self.emit({'written': handle, 'error': int(error.error_code)})
+        elif op == 'att':
+            if not self.raw:
+                self.raw = True
+                manager = self.device.l2cap_channel_manager
+                deliver = manager.fixed_channels[att.ATT_CID]
+
+                def tap(handle, pdu):
+                    if self.connection and handle == self.connection.handle:
+                        self.emit({'att': bytes(pdu).hex()})
+                    deliver(handle, pdu)
+                manager.register_fixed_channel(att.ATT_CID, tap)
+            for pdu in request['pdus']:
+                self.device.send_l2cap_pdu(self.connection.handle, att.ATT_CID, bytes.fromhex(pdu))
+        elif op == 'disconnect':
+            await self.connection.disconnect()
+        else:
+            self.emit({'error': f'unknown op {op}'})
+
+
+def run_task(central, coroutine):
+    task = asyncio.create_task(coroutine)
+    task.add_done_callback(lambda t: t.cancelled() or not t.exception() or central.emit({'error': repr(t.exception())}))
+    return task
+
+
+def read_commands(centrals, stop):
+    """Standard input: JSON command lines for the centrals; end of input stops the script."""
+    pending = bytearray()
+
+    def on_readable():
+        data = sys.stdin.buffer.read1(4096)
+        if not data:
+            stop.done() or stop.set_result(None)
+            return
+        pending.extend(data)
+        while b'\n' in pending:
+            line, _, rest = bytes(pending).partition(b'\n')
+            pending[:] = rest
+            if not line.strip() or not centrals:
+                continue
+            request = json.loads(line)
+            central = centrals[request.get('central', 0)]
+            run_task(central, central.command(request))
+    return on_readable
 
 
 async def main():
@@ -148,6 +247,8 @@ async def main():
     role = parser.add_mutually_exclusive_group()
     role.add_argument('--peripheral', action='store_true', help='add an advertising bumble Device')
     role.add_argument('--central', metavar='ADDRESS', help='add a bumble Device that connects to ADDRESS (random)')
+    parser.add_argument('--centrals', type=int, default=1, metavar='N', help='with --central: N central Devices')
+    parser.add_argument('--manual', action='store_true', help='with --central: central 0 waits for a connect command')
     parser.add_argument('--name', default='Bumble')
     parser.add_argument('--uuid16', action='append', default=[], metavar='HEX')
     parser.add_argument('--uuid128', action='append', default=[], metavar='UUID')
@@ -163,8 +264,9 @@ async def main():
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, lambda: stop.done() or stop.set_result(None))
+    centrals = []
     try:
-        loop.add_reader(sys.stdin.fileno(), lambda: sys.stdin.buffer.read1(4096) or stop.done() or stop.set_result(None))
+        loop.add_reader(sys.stdin.fileno(), read_commands(centrals, stop))
     except (PermissionError, ValueError):
         pass  # stdin is a file or /dev/null: only signals stop us
 
@@ -182,8 +284,8 @@ async def main():
         controllers.append({'transport': spelling, 'address': controller.random_address.to_string(False)})
 
     ready = {'controllers': controllers}
-    if args.peripheral or args.central:
-        controller = Controller('device', link=link)
+    for index in range(max(1, args.centrals) if args.central else 1 if args.peripheral else 0):
+        controller = Controller('device' if index == 0 else f'device{index}', link=link)
         if args.peripheral and args.advertising == 'legacy':
             # Makes bumble's host use the legacy advertising commands and ADV_IND PDUs.
             controller.le_features &= ~hci.LeFeatureMask.LE_EXTENDED_ADVERTISING
@@ -192,11 +294,15 @@ async def main():
         await device.power_on()
         if args.peripheral:
             await run_peripheral(device, args)
-        ready['device'] = {'role': 'peripheral' if args.peripheral else 'central', 'address': address.to_string(False)}
+        else:
+            centrals.append(Central(index, device, args.central))
+        if index == 0:
+            ready['device'] = {'role': 'peripheral' if args.peripheral else 'central', 'address': address.to_string(False)}
+        else:
+            ready.setdefault('centrals', [ready['device']['address']]).append(address.to_string(False))
     emit('READY', ready)
-    if args.central:
-        central = asyncio.create_task(run_central(device, args.central))
-        central.add_done_callback(lambda t: t.cancelled() or not t.exception() or emit('EVENT', {'error': str(t.exception())}))
+    if args.central and not args.manual:
+        run_task(centrals[0], centrals[0].connect())
 
     await stop
     for transport in transports:

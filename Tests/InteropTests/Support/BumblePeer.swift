@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+
+/// A running `Tests/Peers/bumble_link.py`: bumble controllers on one LocalLink, plus optionally a
+/// bumble Device (peripheral or central). Self-contained (Foundation + Testing only) so other test
+/// targets can copy this file as it is.
+///
+/// ```swift
+/// try await withBumblePeer([.tcp]) { peer in
+///     let transport = try await TransportSpec(parsing: peer.transports[0]).open()
+///     ...
+/// }
+/// ```
+/// Every call starts a fresh link (bumble's controller keeps state across Reset) on a free port /
+/// fresh path, waits for its READY line, and stops it afterwards, even when the body throws.
+final class BumblePeer {
+    /// How one controller listens for its host.
+    enum ControllerTransport: Sendable {
+        case tcp, unix, pty
+    }
+
+    struct Ready: Decodable, Sendable {
+        struct Controller: Decodable, Sendable {
+            /// Spelled as Bluewire's `--transport` takes it: `tcp:127.0.0.1:PORT`, `unix:PATH`, `serial:PATH`.
+            var transport: String
+            var address: String
+        }
+        struct Device: Decodable, Sendable {
+            var role: String
+            var address: String
+        }
+        var controllers: [Controller]
+        var device: Device?
+        /// With `--centrals N`: every central's address, central 0 first.
+        var centrals: [String]?
+    }
+
+    struct StartError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let ready: Ready
+    /// `EVENT` lines after READY, as their JSON text.
+    let events: AsyncStream<String>
+    private let process: Process
+    private let input: Pipe
+    private let directory: URL
+
+    /// The controllers' transports, in argument order, as `--transport` strings.
+    var transports: [String] { ready.controllers.map(\.transport) }
+
+    static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    static var python: URL {
+        if let path = ProcessInfo.processInfo.environment["BLUEWIRE_PYTHON"] { return URL(fileURLWithPath: path) }
+        return repositoryRoot.appendingPathComponent(".venv/bin/python")
+    }
+
+    /// Starts the script with one controller per entry of `controllers` and the extra `arguments`
+    /// (`--peripheral --name X`, `--central ADDR`, `--legacy-reports`, ...).
+    static func start(_ controllers: [ControllerTransport], arguments: [String] = [], timeout: Duration = .seconds(30)) async throws -> BumblePeer {
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            throw StartError(description: "\(python.path) missing: run scripts/setup-test-env.sh first")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bumble-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let specs = controllers.enumerated().map { index, kind in
+            switch kind {
+            case .tcp: "tcp-server:127.0.0.1:0"
+            case .unix: "unix-server:\(directory.path)/c\(index).sock"
+            case .pty: "pty:\(directory.path)/tty\(index)"
+            }
+        }
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [repositoryRoot.appendingPathComponent("Tests/Peers/bumble_link.py").path] + specs + arguments
+        let input = Pipe(), output = Pipe()
+        let errorLog = directory.appendingPathComponent("stderr.log")
+        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errorLog)
+        try process.run()
+
+        let (readyLines, readyContinuation) = AsyncStream<String>.makeStream()
+        let (events, eventContinuation) = AsyncStream<String>.makeStream()
+        let reader = output.fileHandleForReading
+        // Blocking reads belong on a thread of their own, not on the cooperative pool.
+        Thread.detachNewThread {
+            var pending = Data()
+            while true {
+                let data = reader.availableData
+                if data.isEmpty { break }
+                pending.append(data)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...newline)
+                    if line.hasPrefix("READY ") { readyContinuation.yield(String(line.dropFirst(6))) }
+                    if line.hasPrefix("EVENT ") { eventContinuation.yield(String(line.dropFirst(6))) }
+                }
+            }
+            readyContinuation.finish()
+            eventContinuation.finish()
+        }
+        // A peer that never gets ready is killed, which ends its output and so the wait below.
+        let pid = process.processIdentifier
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            kill(pid, SIGTERM)
+        }
+        var readyIterator = readyLines.makeAsyncIterator()
+        let readyLine = await readyIterator.next()
+        watchdog.cancel()
+        guard let readyLine else {
+            process.waitUntilExit()
+            let log = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+            throw StartError(description: "bumble_link.py gave no READY line within \(timeout):\n\(log)")
+        }
+        let ready = try JSONDecoder().decode(Ready.self, from: Data(readyLine.utf8))
+        return BumblePeer(ready: ready, events: events, process: process, input: input, directory: directory)
+    }
+
+    private init(ready: Ready, events: AsyncStream<String>, process: Process, input: Pipe, directory: URL) {
+        self.ready = ready
+        self.events = events
+        self.process = process
+        self.input = input
+        self.directory = directory
+    }
+
+    /// Writes one line to the script's standard input (the centrals' JSON commands).
+    func send(line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// Stops the script (SIGTERM) and removes its temporary files.
+    func stop() {
+        // Closing its standard input alone makes the script exit; SIGTERM as well in case it is busy.
+        try? input.fileHandleForWriting.close()
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit { stop() }
+}
+
+/// Runs `body` with a fresh bumble link and always stops it afterwards.
+func withBumblePeer<R>(
+    _ controllers: [BumblePeer.ControllerTransport] = [.tcp], arguments: [String] = [],
+    _ body: (BumblePeer) async throws -> R
+) async throws -> R {
+    let peer = try await BumblePeer.start(controllers, arguments: arguments)
+    defer { peer.stop() }
+    return try await body(peer)
+}
