@@ -95,7 +95,7 @@ actor EventLog<Event: Sendable> {
     /// Waits until at least `count` events (seen so far or later) match, and returns all that do.
     @discardableResult
     func wait(
-        for count: Int = 1, within timeout: Duration = .seconds(10), _ what: String = "event",
+        for count: Int = 1, within timeout: Duration = .seconds(15), _ what: String = "event",
         where predicate: @escaping @Sendable (Event) -> Bool
     ) async throws -> [Event] {
         let matches = events.filter(predicate)
@@ -115,7 +115,7 @@ actor EventLog<Event: Sendable> {
     /// The first event matching, waiting for it if needed.
     @discardableResult
     func first(
-        within timeout: Duration = .seconds(10), _ what: String = "event",
+        within timeout: Duration = .seconds(15), _ what: String = "event",
         where predicate: @escaping @Sendable (Event) -> Bool
     ) async throws -> Event {
         try await wait(for: 1, within: timeout, what, where: predicate)[0]
