@@ -116,6 +116,8 @@ final class BumbleController: Sendable {
     let input: Pipe
     /// `tcp:127.0.0.1:PORT`, as `--transport` spells it.
     let transport: String
+    /// The address of the bumble Device (`--peripheral`, `--central`), if one runs.
+    let deviceAddress: String?
 
     /// `BLUEWIRE_PYTHON`, else the repository's `.venv/bin/python` (scripts/setup-test-env.sh), if present.
     static var python: String? {
@@ -126,12 +128,13 @@ final class BumbleController: Sendable {
 
     struct StartError: Error, CustomStringConvertible { var description: String }
 
-    static func start() throws -> BumbleController {
+    /// Starts one TCP controller for Bluewire plus whatever `arguments` ask for (`--peripheral --gatt F`).
+    static func start(arguments: [String] = []) throws -> BumbleController {
         guard let python else { throw StartError(description: "no python with bumble") }
         let script = ReplayFixtures.captures.deletingLastPathComponent().appendingPathComponent("Tests/Peers/bumble_link.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, "tcp-server:127.0.0.1:0"]
+        process.arguments = [script.path, "tcp-server:127.0.0.1:0"] + arguments
         let output = Pipe(), input = Pipe()
         process.standardOutput = output
         process.standardInput = input
@@ -152,13 +155,15 @@ final class BumbleController: Sendable {
             process.terminate()
             throw StartError(description: "bumble_link.py did not get ready: \(text)")
         }
-        return BumbleController(process: process, input: input, transport: transport)
+        let device = (ready["device"] as? [String: Any])?["address"] as? String
+        return BumbleController(process: process, input: input, transport: transport, deviceAddress: device)
     }
 
-    private init(process: Process, input: Pipe, transport: String) {
+    private init(process: Process, input: Pipe, transport: String, deviceAddress: String?) {
         self.process = process
         self.input = input
         self.transport = transport
+        self.deviceAddress = deviceAddress
     }
 
     func stop() {
