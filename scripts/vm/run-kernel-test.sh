@@ -6,9 +6,12 @@
 #   scripts/vm/run-kernel-test.sh [--capture FILE] [--kernel VMLINUZ] [--verbose] [STEP...]
 #
 # STEP: a shell command line run in the guest with BLUEWIRE_TRANSPORT=hci0 and the debug build
-# directory on PATH, e.g. 'bluewire scan --transport hci0 --duration 3'. Without steps it runs the
-# KernelUserChannelTests suite (Reset → Command Complete over the user channel, busy, missing device).
-# --capture FILE keeps the guest's btmon recording (btsnoop datalink 2001).
+# directory on PATH, e.g. 'bluewire scan --transport hci0 --duration 3'. hci1 is linked to hci0 over
+# btvirt's virtual radio, so one step can advertise on it while scanning on hci0:
+#   'bluewire serve --transport hci1 --db db.json & sleep 2; bluewire scan --transport hci0 --duration 3'
+# Without steps it runs the KernelUserChannelTests suite (Reset → Command Complete over the user
+# channel, busy, reopen, missing device). --capture FILE keeps the guest's btmon recording (btsnoop
+# datalink 2001). --verbose echoes everything the guest prints.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -21,7 +24,7 @@ while [ $# -gt 0 ]; do
     --capture) capture=$2; shift 2 ;;
     --kernel) kernel=$2; shift 2 ;;
     -v|--verbose) verbose=true; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
@@ -52,13 +55,14 @@ ready_at=""
 set +e
 PATH="$root/.venv/bin:$PATH" BLUEWIRE_BUILD_DIR="$build_dir" timeout 900 vng --run "$kernel" --user root --disable-kvm \
   --busybox "$busybox" --rwdir "$out" --cwd "$root" \
-  -- "BLUEWIRE_BUILD_DIR=$build_dir bash $root/scripts/vm/guest.sh $out ${steps[*]}" 2>&1 |
+  -- "BLUEWIRE_BUILD_DIR=$build_dir bash $root/scripts/vm/guest.sh $out ${steps[*]}" </dev/null 2>&1 |
   while IFS= read -r line; do
     printf '%s\n' "$line" >>"$log"
     $verbose && printf '  | %s\n' "$line"
     case "$line" in
-      GUEST-READY*) echo "kernel-vm-test: guest ready after $(echo "$(date +%s.%N) - $start" | bc | cut -c1-5) s ($line)" ;;
-      STEP-RESULT*|GUEST-FAIL*|*"✘"*) echo "  $line" ;;
+      GUEST-START*) echo "kernel-vm-test: guest booted after $(echo "$(date +%s.%N) - $start" | bc | cut -c1-5) s (kernel $line)" ;;
+      GUEST-READY*) echo "kernel-vm-test: btvirt controllers ready after $(echo "$(date +%s.%N) - $start" | bc | cut -c1-5) s" ;;
+      STEP-RESULT*|GUEST-FAIL*|GUEST-NOTE*|*"✘"*) $verbose || echo "  $line" ;;
     esac
   done
 set -e
