@@ -18,6 +18,22 @@ struct StreamTransportTests {
         }
     }
 
+    @Test(arguments: [":1000000", ":921600:rtscts"])
+    func serialOptionsConfigureThePtyAndResetStillWorks(options: String) async throws {
+        try await withBumblePeer([.pty]) { peer in
+            let spec = try TransportSpec(parsing: peer.transports[0] + options)
+            guard case .serial(_, let baudRate, _) = spec else {
+                Issue.record("\(spec) is not a serial transport")
+                return
+            }
+            #expect(baudRate == Int(options.dropFirst().prefix { $0 != ":" }))
+            let transport = try await spec.open()
+            try await transport.send(hciReset)
+            #expect(await nextInbound(transport, within: .seconds(10)) == .packet(HCIPacket(type: .event, payload: resetComplete)))
+            await transport.close()
+        }
+    }
+
     @Test func concurrentSendsAllArriveWholeAndAnswersComeInOrder() async throws {
         try await withBumblePeer([.tcp]) { peer in
             let transport = try await TransportSpec(parsing: peer.transports[0]).open()

@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 @testable import BluewireTransport
@@ -38,7 +39,13 @@ struct TransportSpecTests {
         }
     }
 
-    @Test func explicitOptionWinsOverTheEnvironment() throws {
+    /// The only test that touches BLUEWIRE_TRANSPORT, so running in parallel with others is safe.
+    @Test func environmentGivesTheDefaultAndAnExplicitOptionWins() throws {
+        setenv(TransportSpec.environmentVariable, "unix:/run/ctrl.sock", 1)
+        defer { unsetenv(TransportSpec.environmentVariable) }
+        #expect(try TransportSpec.resolve(nil) == .unix(path: "/run/ctrl.sock"))
         #expect(try TransportSpec.resolve("tcp:h:5") == .tcp(host: "h", port: 5))
+        unsetenv(TransportSpec.environmentVariable)
+        #expect(throws: TransportError.self) { _ = try TransportSpec.resolve(nil) }
     }
 }
