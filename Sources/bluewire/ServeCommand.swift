@@ -1,7 +1,122 @@
 import ArgumentParser
+import Bluewire
+import BluewireCore
+import BluewireGATT
+import Foundation
 
-/// `bluewire serve`: not built yet; its issue replaces this file.
-struct ServeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "serve", abstract: "(not built yet)")
-    func run() throws { throw ValidationError("bluewire serve is not built yet") }
+/// `bluewire serve --db FILE.json`: the peripheral role from the command line. Advertises the
+/// database's name and services, serves it to every central that connects (several at once), and
+/// prints what they do, one line each, until SIGINT or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Advertise and serve a GATT database until stopped (SIGINT/SIGTERM).",
+        discussion: """
+            The database is a JSON attribute table (handles kept exactly, as `analyze --export-db` writes \
+            it) or the services form (handles assigned). The advertisement carries the name (--name, else \
+            the database's Device Name, else "Bluewire") and the primary services' UUIDs; advertising \
+            resumes after each connection and disconnection, so several centrals can connect.
+
+            One line per event: connected, mtu, read, write, subscribed/unsubscribed, indication, refused \
+            (an ATT Error Response), disconnected, advertising. A central's write to a characteristic with \
+            Notify or Indicate is relayed to its subscribers.
+
+            Example: bluewire serve --db device.json --name Thermometer --transport tcp:127.0.0.1:9000
+            """)
+
+    @Option(name: .long, help: ArgumentHelp("GATT database (JSON attribute table or services form).", valueName: "file"))
+    var db: String
+
+    @Option(name: .long, help: ArgumentHelp("Name to advertise (default: the database's Device Name).", valueName: "name"))
+    var name: String?
+
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Stop advertising while this many centrals are connected.", valueName: "n"))
+    var maxConnections: Int?
+
+    @Flag(name: .long, help: "Print events as JSON lines.")
+    var json = false
+
+    @OptionGroup var live: LiveOptions
+
+    func run() async throws {
+        // The database is checked before the controller is touched.
+        let database: GATTDatabase
+        do {
+            database = try GATTDatabase(jsonBytes: Array(try Data(contentsOf: URL(fileURLWithPath: db)))[...])
+        } catch let error as GATTDatabaseFileError {
+            fail("\(db): \(error)")
+        } catch {
+            fail("\(db): \((error as NSError).localizedDescription)")
+        }
+        let output = ServeOutput(json: json)
+        let stop = ServeSignals.stopRequests()
+        let host: BluetoothHost
+        do {
+            host = try await live.startHost()
+        } catch {
+            fail("\(error)")
+        }
+        await host.setDatabase(database)
+        var advertisement: Advertisement
+        do {
+            advertisement = try Advertisement(name: name ?? ServeAdvertising.deviceName(in: database) ?? "Bluewire",
+                                              services: ServeAdvertising.primaryServices(in: database))
+        } catch {
+            fail("\(error)")
+        }
+        advertisement.maximumConnections = maxConnections
+        // Subscribed before advertising, so the first central's connection is not missed.
+        let events = await host.peripheralEvents()
+        let plan: AdvertisingPlan
+        do {
+            plan = try await host.startAdvertising(advertisement)
+        } catch {
+            await host.close()
+            fail("\(error)")
+        }
+        let address = await host.controller?.randomAddress
+        output.advertising(name: advertisement, address: address, plan: plan, attributes: database.attributes.count)
+
+        // Serve until a signal, or until the Host ends (its events finish when the transport closes).
+        let signal = await withTaskGroup(of: Int32?.self) { group in
+            group.addTask {
+                await ServeRelay.serve(events, host: host, output: output)
+                return nil
+            }
+            group.addTask { await stop.first { _ in true } }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        guard let signal else {
+            await host.close()
+            fail("the controller connection ended")
+        }
+        if await ServeRelay.shutDown(host, within: .seconds(3)) == false {
+            output.note("disconnecting timed out")
+        }
+        output.stopped(signal: signal)
+    }
+}
+
+/// What `serve` advertises: the database's name and primary services.
+enum ServeAdvertising {
+    /// The Device Name characteristic's value (Core Vol 3 Part C §12.1), if the database has one.
+    static func deviceName(in database: GATTDatabase) -> String? {
+        guard let characteristic = database.characteristics.first(where: { $0.uuid == .deviceName }),
+              let value = database[handle: characteristic.valueHandle]?.cachedValue, !value.isEmpty else { return nil }
+        return String(decoding: value, as: UTF8.self)
+    }
+
+    /// Primary services other than GAP and GATT (every device has those), 16-bit ones first so that
+    /// as many as possible fit.
+    static func primaryServices(in database: GATTDatabase) -> [BluetoothUUID] {
+        var services: [BluetoothUUID] = []
+        for attribute in database.attributes where attribute.type == .primaryService {
+            guard let value = attribute.cachedValue, let uuid = BluetoothUUID(littleEndian: value[...]),
+                  uuid != .genericAccess, uuid != .genericAttribute, !services.contains(uuid) else { continue }
+            services.append(uuid)
+        }
+        return services.filter { $0.uint16 != nil } + services.filter { $0.uint16 == nil }
+    }
 }

@@ -1,0 +1,93 @@
+import Bluewire
+import BluewireCore
+import BluewireGATT
+import Foundation
+
+/// Formats `serve`'s events, one line each, as text or JSON lines, and writes them unbuffered (a
+/// pipe reader sees each event as it happens).
+struct ServeOutput: Sendable {
+    let json: Bool
+
+    func advertising(name advertisement: Advertisement, address: BluetoothAddress?, plan: AdvertisingPlan, attributes: Int) {
+        var name = ""
+        for element in advertisement.data + advertisement.scanResponse {
+            if case .completeLocalName(let text) = element { name = text }
+            if case .shortenedLocalName(let text) = element, name.isEmpty { name = text }
+        }
+        let kind: String
+        switch plan.kind {
+        case .legacy: kind = "legacy"
+        case .extended(let legacyPDUs): kind = legacyPDUs ? "extended commands, legacy PDUs" : "extended"
+        }
+        let where_ = address.map { "\($0)" } ?? "?"
+        emit(text: "advertising \"\(name)\" as \(where_) (\(kind)), serving \(attributes) attributes",
+             json: ["event": "advertising", "name": name, "address": where_, "kind": kind, "attributes": attributes])
+    }
+
+    func print(_ event: PeripheralEvent) {
+        switch event {
+        case .connected(let connection):
+            emit(text: "connected \(h(connection.handle)) \(connection.peer)",
+                 json: ["event": "connected", "connection": Int(connection.handle), "peer": "\(connection.peer)"])
+        case .disconnected(let connection, let peer, let reason):
+            emit(text: "disconnected \(h(connection)) \(peer): \(reason)",
+                 json: ["event": "disconnected", "connection": Int(connection), "peer": "\(peer)", "reason": "\(reason)"])
+        case .mtuChanged(let connection, let mtu):
+            emit(text: "mtu \(h(connection)) \(mtu)", json: ["event": "mtu", "connection": Int(connection), "mtu": mtu])
+        case .read(let read):
+            var text = "read \(h(read.connection)) \(h(read.handle)) offset \(read.offset)"
+            var object: [String: any Sendable] = ["event": "read", "connection": Int(read.connection), "handle": Int(read.handle), "offset": read.offset]
+            if let value = read.value {
+                text += ": \(hexString(value)) (\(value.count) byte\(value.count == 1 ? "" : "s"))"
+                object["value"] = hexString(value)
+            }
+            emit(text: text, json: object)
+        case .write(let write):
+            emit(text: "write \(h(write.connection)) \(h(write.handle)) offset \(write.offset): \(hexString(write.value)) (\(write.value.count) byte\(write.value.count == 1 ? "" : "s"))",
+                 json: ["event": "write", "connection": Int(write.connection), "handle": Int(write.handle),
+                        "offset": write.offset, "value": hexString(write.value)])
+        case .subscriptionChanged(let subscription):
+            var kinds: [String] = []
+            if subscription.notifications { kinds.append("notifications") }
+            if subscription.indications { kinds.append("indications") }
+            let text = kinds.isEmpty
+                ? "unsubscribed \(h(subscription.connection)) \(h(subscription.valueHandle))"
+                : "subscribed \(h(subscription.connection)) \(h(subscription.valueHandle)) \(kinds.joined(separator: "+"))"
+            emit(text: text, json: ["event": kinds.isEmpty ? "unsubscribed" : "subscribed", "connection": Int(subscription.connection),
+                                    "handle": Int(subscription.valueHandle), "notifications": subscription.notifications,
+                                    "indications": subscription.indications])
+        case .indicationConfirmed(let connection, let handle):
+            emit(text: "indication confirmed \(h(connection)) \(h(handle))",
+                 json: ["event": "indication-confirmed", "connection": Int(connection), "handle": Int(handle)])
+        case .indicationDropped(let connection, let handle):
+            emit(text: "indication dropped \(h(connection)) \(h(handle)) (queue full)",
+                 json: ["event": "indication-dropped", "connection": Int(connection), "handle": Int(handle)])
+        case .requestRefused(let connection, let request, let handle, let error):
+            emit(text: "refused \(h(connection)) \(request) \(h(handle)): \(error)",
+                 json: ["event": "refused", "connection": Int(connection), "request": "\(request)", "handle": Int(handle), "error": "\(error)"])
+        case .advertisingStarted:
+            emit(text: "advertising on", json: ["event": "advertising-on"])
+        case .advertisingStopped:
+            emit(text: "advertising off", json: ["event": "advertising-off"])
+        }
+    }
+
+    func note(_ message: String) {
+        emit(text: message, json: ["event": "note", "message": message])
+    }
+
+    func stopped(signal: Int32) {
+        let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"
+        emit(text: "stopped (\(name))", json: ["event": "stopped", "signal": name])
+    }
+
+    private func h(_ value: UInt16) -> String { "0x" + hex(value, width: 4) }
+
+    private func emit(text: String, json object: [String: any Sendable]) {
+        var line = text
+        if json, let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
+            line = String(decoding: data, as: UTF8.self)
+        }
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}

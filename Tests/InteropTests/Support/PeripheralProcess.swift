@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// A Bluewire executable of this package (`bluewire`, an example) run as a child process, its
+/// standard output collected line by line for the test to wait on.
+final class PeripheralProcess: Sendable {
+    let lines: EventLog<String>
+    private let process: Process
+    private let errorLog: URL
+
+    /// The directory holding this build's products (the test bundle sits beside them).
+    static var productsDirectory: URL {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+            BumblePeer.repositoryRoot.appendingPathComponent(".build/debug"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("bluewire").path) }
+            ?? candidates[2]
+    }
+
+    init(_ product: String, _ arguments: [String]) throws {
+        let executable = Self.productsDirectory.appendingPathComponent(product)
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw WaitTimedOut(description: "\(executable.path) missing: build the package first")
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        errorLog = FileManager.default.temporaryDirectory.appendingPathComponent("\(product)-\(UUID().uuidString.prefix(8)).stderr")
+        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errorLog)
+        process.standardInput = FileHandle.nullDevice
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        let reader = output.fileHandleForReading
+        // Blocking reads belong on a thread of their own, not on the cooperative pool.
+        Thread.detachNewThread {
+            var pending = Data()
+            while true {
+                let data = reader.availableData
+                if data.isEmpty { break }
+                pending.append(data)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    continuation.yield(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending.removeSubrange(pending.startIndex...newline)
+                }
+            }
+            continuation.finish()
+        }
+        try process.run()
+        self.process = process
+        lines = EventLog(stream)
+    }
+
+    /// Sends `signal` (SIGINT, SIGTERM) to the process.
+    func send(signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to exit and returns its status; kills it after `timeout`.
+    func exitStatus(within timeout: Duration = .seconds(15)) async -> Int32 {
+        let process = self.process
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            if process.isRunning { process.terminate() }
+        }
+        defer { watchdog.cancel() }
+        // waitUntilExit blocks: run it off the cooperative pool.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
+        return process.terminationStatus
+    }
+
+    /// What the process wrote to standard error.
+    var standardError: String { (try? String(contentsOf: errorLog, encoding: .utf8)) ?? "" }
+
+    /// Makes sure the process is gone.
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: errorLog)
+    }
+
+    deinit { stop() }
+}
