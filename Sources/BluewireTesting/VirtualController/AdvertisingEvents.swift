@@ -55,7 +55,10 @@ extension LinkWorld {
         if set.isDirected && !Self.sameDevice(set.peerAddress, scannerAddress) { return }
         if parameters.filterPolicy & 0x01 != 0 && !receiver.isInAcceptList(advertiserAddress) { return }
 
-        let advertisingData = set.isLegacyPDU || !set.isScannable ? set.data : []
+        // ADV_DIRECT_IND has no AdvData field; scannable extended advertising carries its data only in
+        // the scan response (Core Vol 6 Part B §2.3.1.2, §2.3.4).
+        let hasData = set.isLegacyPDU ? !set.isDirected : !set.isScannable
+        let advertisingData = hasData ? set.data : []
         report(to: receiver, set: set, address: advertiserAddress, direct: set.isDirected ? scannerAddress : nil,
                isScanResponse: false, data: advertisingData)
         guard parameters.active, set.isScannable else { return }

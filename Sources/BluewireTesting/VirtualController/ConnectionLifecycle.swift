@@ -44,12 +44,10 @@ extension LinkWorld {
             advertiser, status: Status.success, handle: peripheralHandle, role: 1, peer: initiatorAddress,
             interval: connection.interval, latency: connection.latency, timeout: connection.supervisionTimeout,
             clockAccuracy: initiator.configuration.centralClockAccuracy)
-        if advertiser.commandFamily == .extended {
-            var terminated = set
-            terminated.eventCount += 1
-            sendAdvertisingSetTerminated(advertiser, status: Status.success, set: terminated, connectionHandle: peripheralHandle)
-        }
         sendChannelSelectionAlgorithm(advertiser, handle: peripheralHandle, csa2: csa2)
+        if advertiser.commandFamily == .extended {
+            sendAdvertisingSetTerminated(advertiser, status: Status.success, set: set, connectionHandle: peripheralHandle)
+        }
 
         // A controller whose suggested data length is above the default starts the data length update
         // procedure by itself (Core Vol 6 Part B §4.5.10).
