@@ -9,10 +9,19 @@ struct AdvertisingScene {
     let central: VirtualController
     let peripheral: VirtualController
 
-    init(timing: VirtualLink.Timing = .immediate, leEventMask: UInt64 = leMaskLegacyConnection) {
+    typealias Configure = (inout VirtualController.Configuration) -> Void
+
+    init(
+        timing: VirtualLink.Timing = .immediate, leEventMask: UInt64 = leMaskLegacyConnection,
+        central configureCentral: Configure = { _ in }, peripheral configurePeripheral: Configure = { _ in }
+    ) {
         link = VirtualLink(timing: timing)
-        central = link.addController(publicAddress: TestAddress.centralPublic)
-        peripheral = link.addController(publicAddress: TestAddress.peripheralPublic)
+        var centralConfig = VirtualController.Configuration(publicAddress: TestAddress.centralPublic)
+        configureCentral(&centralConfig)
+        var peripheralConfig = VirtualController.Configuration(publicAddress: TestAddress.peripheralPublic)
+        configurePeripheral(&peripheralConfig)
+        central = link.addController(centralConfig)
+        peripheral = link.addController(peripheralConfig)
         bringUp(central, random: TestAddress.centralRandom, leEventMask: leEventMask)
         bringUp(peripheral, random: TestAddress.peripheralRandom, leEventMask: leEventMask)
     }

@@ -64,6 +64,25 @@ public final class VirtualLink: Sendable {
         public var peripheralToCentralOctets: UInt16
         /// The link was lost and waits for its supervision timeout.
         public var isLost: Bool
+
+        public init(
+            central: Int, centralHandle: UInt16, peripheral: Int, peripheralHandle: UInt16, interval: UInt16,
+            latency: UInt16, supervisionTimeout: UInt16, centralToPeripheralPHY: UInt8, peripheralToCentralPHY: UInt8,
+            centralToPeripheralOctets: UInt16, peripheralToCentralOctets: UInt16, isLost: Bool
+        ) {
+            self.central = central
+            self.centralHandle = centralHandle
+            self.peripheral = peripheral
+            self.peripheralHandle = peripheralHandle
+            self.interval = interval
+            self.latency = latency
+            self.supervisionTimeout = supervisionTimeout
+            self.centralToPeripheralPHY = centralToPeripheralPHY
+            self.peripheralToCentralPHY = peripheralToCentralPHY
+            self.centralToPeripheralOctets = centralToPeripheralOctets
+            self.peripheralToCentralOctets = peripheralToCentralOctets
+            self.isLost = isLost
+        }
     }
 
     /// Every open connection, in the order they were made.
