@@ -4,7 +4,8 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     case bluetoothUnavailable
     /// No such controller (`hci3` when there are two) or no such device file.
     case noSuchDevice(String)
-    /// Another program holds the controller (EBUSY/EALREADY), e.g. bluetoothd or another user channel.
+    /// The controller cannot be claimed (EBUSY/EALREADY): bluetoothd or another user channel holds it,
+    /// or the kernel has not finished (or failed) its own setup of the device; see `dmesg`.
     case deviceBusy(String)
     /// Not allowed: the HCI user channel needs CAP_NET_ADMIN; a tty needs read/write permission.
     case permissionDenied(String)
@@ -25,7 +26,7 @@ public enum TransportError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .bluetoothUnavailable: "this kernel has no Bluetooth support (AF_BLUETOOTH sockets unavailable)"
         case .noSuchDevice(let name): "no such device: \(name)"
-        case .deviceBusy(let name): "\(name) is busy (in use by bluetoothd or another program)"
+        case .deviceBusy(let name): "\(name) is busy (held by bluetoothd or another program, or still in kernel setup: see dmesg)"
         case .permissionDenied(let what): "permission denied: \(what)"
         case .system(let error): error.description
         case .framing(let error): error.description
