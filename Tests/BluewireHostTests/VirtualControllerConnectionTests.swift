@@ -28,6 +28,9 @@ extension AdvertisingScene {
     ) -> AdvertisingScene {
         let scene = AdvertisingScene(timing: timing, central: configure, peripheral: { configure(&$0); peripheral(&$0) })
         scene.connectLegacy()
+        // With radio timing the connection is made at the next advertising event, 100 ms later.
+        if timing.modelsRadio { scene.link.clock.advance(by: .milliseconds(100)) }
+        #expect(scene.link.connections.count == 1)
         _ = scene.central.takeOutput()
         _ = scene.peripheral.takeOutput()
         return scene

@@ -35,13 +35,14 @@ extension LinkWorld {
         connection.isEventScheduled = false
         if let flight = connection.inFlight {
             connection.inFlight = nil
+            let reportNow = timing.completedPacketsReporting == .asPacketsComplete
             if let pdu = flight.central {
                 deliver(pdu, on: connection, to: 1)
-                if pdu.completesHostPacket { completeHostPacket(on: connection, side: 0, reportNow: false) }
+                if pdu.completesHostPacket { completeHostPacket(on: connection, side: 0, reportNow: reportNow) }
             }
             if let pdu = flight.peripheral, !connection.isLost {
                 deliver(pdu, on: connection, to: 0)
-                if pdu.completesHostPacket { completeHostPacket(on: connection, side: 1, reportNow: false) }
+                if pdu.completesHostPacket { completeHostPacket(on: connection, side: 1, reportNow: reportNow) }
             }
             if let procedure = flight.procedure, !connection.isLost { complete(procedure, on: connection) }
             if connection.isLost || connection.isClosed { return }
@@ -92,7 +93,8 @@ extension LinkWorld {
         }
     }
 
-    /// Closes the event: packets completed in it are reported in one Number Of Completed Packets per side.
+    /// Closes the event: packets completed in it and not yet reported are reported in one Number Of
+    /// Completed Packets per side.
     private func endConnectionEvent(_ connection: LinkConnection) {
         connection.eventStart = nil
         reportCompletedPackets(connection)

@@ -17,23 +17,44 @@ extension VirtualLink {
     /// measured over virtual time approaches the physical limits (≈ 791 kbit/s of GATT payload at 1M,
     /// ≈ 1,402 kbit/s at 2M with 244-byte notifications) in microseconds of real time.
     public struct Timing: Sendable, Hashable {
+        /// When a controller tells its host that ACL packets have been sent.
+        public enum CompletedPacketsReporting: Sendable, Hashable {
+            /// One Number Of Completed Packets per packet, at the end of the exchange that finished it, so
+            /// a host can refill its buffers within the same connection event.
+            case asPacketsComplete
+            /// One Number Of Completed Packets per connection event, counting every packet it finished
+            /// (as controllers that report periodically do; a host then sends at most its buffer count
+            /// per event).
+            case atEndOfConnectionEvent
+        }
+
         public var modelsRadio: Bool
         /// At most this many PDU exchanges per connection event (nil: as many as fit in the interval).
         public var maxExchangesPerConnectionEvent: Int?
+        public var completedPacketsReporting: CompletedPacketsReporting
         /// T_IFS, the inter-frame space (Core Vol 6 Part B §4.1.1).
         public var interFrameSpace: TimeSpan = .microseconds(150)
 
-        public init(modelsRadio: Bool, maxExchangesPerConnectionEvent: Int? = nil) {
+        public init(
+            modelsRadio: Bool, maxExchangesPerConnectionEvent: Int? = nil,
+            completedPacketsReporting: CompletedPacketsReporting = .asPacketsComplete
+        ) {
             self.modelsRadio = modelsRadio
             self.maxExchangesPerConnectionEvent = maxExchangesPerConnectionEvent
+            self.completedPacketsReporting = completedPacketsReporting
         }
 
         /// No radio timing: everything is delivered immediately.
         public static let immediate = Timing(modelsRadio: false)
 
         /// Connection events, PHY rates and PDU sizes modelled in virtual time.
-        public static func radio(maxExchangesPerConnectionEvent: Int? = nil) -> Timing {
-            Timing(modelsRadio: true, maxExchangesPerConnectionEvent: maxExchangesPerConnectionEvent)
+        public static func radio(
+            maxExchangesPerConnectionEvent: Int? = nil,
+            completedPacketsReporting: CompletedPacketsReporting = .asPacketsComplete
+        ) -> Timing {
+            Timing(
+                modelsRadio: true, maxExchangesPerConnectionEvent: maxExchangesPerConnectionEvent,
+                completedPacketsReporting: completedPacketsReporting)
         }
 
         /// Time on air of a link-layer data PDU with `payload` octets, unencrypted (Core Vol 6 Part B §2.1):
