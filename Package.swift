@@ -82,6 +82,33 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: examples (README "Examples")
+        .target(
+            name: "ExampleSupport",
+            dependencies: [
+                "Bluewire", "BluewireTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/Support", swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "chat-peripheral", dependencies: ["ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/ChatRoom/Peripheral", swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "chat-central", dependencies: ["ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/ChatRoom/Central", swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "magic8ball-peripheral", dependencies: ["ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Magic8Ball/Peripheral", swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "magic8ball-central", dependencies: ["ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Magic8Ball/Central", swiftSettings: strict
+        ),
+
         // MARK: tests
         .testTarget(name: "BluewireCoreTests", dependencies: ["BluewireCore"]),
         .testTarget(name: "BluewireSnoopTests", dependencies: ["BluewireSnoop", "BluewireCore"]),
@@ -101,7 +128,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InteropTests",
-            dependencies: ["Bluewire", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireSnoop", "BluewireAnalysis"]
+            dependencies: ["ExampleSupport", "Bluewire", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireSnoop", "BluewireAnalysis"]
         ),
     ]
 )

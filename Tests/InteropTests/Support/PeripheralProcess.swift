@@ -7,6 +7,8 @@ final class PeripheralProcess: Sendable {
     let lines: EventLog<String>
     private let process: Process
     private let errorLog: URL
+    /// The process's standard input, when started with `input: true`.
+    private let input: Pipe?
 
     /// The directory holding this build's products (the test bundle sits beside them).
     static var productsDirectory: URL {
@@ -19,7 +21,7 @@ final class PeripheralProcess: Sendable {
             ?? candidates[2]
     }
 
-    init(_ product: String, _ arguments: [String]) throws {
+    init(_ product: String, _ arguments: [String], input: Bool = false) throws {
         let executable = Self.productsDirectory.appendingPathComponent(product)
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw WaitTimedOut(description: "\(executable.path) missing: build the package first")
@@ -32,7 +34,9 @@ final class PeripheralProcess: Sendable {
         _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errorLog)
-        process.standardInput = FileHandle.nullDevice
+        let inputPipe = input ? Pipe() : nil
+        if let inputPipe { process.standardInput = inputPipe } else { process.standardInput = FileHandle.nullDevice }
+        self.input = inputPipe
         let (stream, continuation) = AsyncStream<String>.makeStream()
         let reader = output.fileHandleForReading
         // Blocking reads belong on a thread of their own, not on the cooperative pool.
@@ -52,6 +56,16 @@ final class PeripheralProcess: Sendable {
         try process.run()
         self.process = process
         lines = EventLog(stream)
+    }
+
+    /// Writes a line to the process's standard input.
+    func write(line: String) {
+        input?.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// Closes the process's standard input (end of input).
+    func closeInput() {
+        try? input?.fileHandleForWriting.close()
     }
 
     /// Sends `signal` (SIGINT, SIGTERM) to the process.

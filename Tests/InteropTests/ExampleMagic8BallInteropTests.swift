@@ -1,0 +1,50 @@
+import BluewireCore
+import ExampleSupport
+import Foundation
+import Testing
+
+/// The Magic 8-Ball example (Examples/Magic8Ball) run as processes on one bumble link.
+@Suite("Example: Magic 8-Ball")
+struct ExampleMagic8BallInteropTests {
+    @Test func aCentralAsksAndOnlyTheAskerIsNotifiedOfTheAnswer() async throws {
+        let address = newStaticAddress()
+        try await withBumblePeer([.tcp, .tcp], arguments: ["--central", address.hexString, "--manual"]) { peer in
+            let peerLog = EventLog(peer.events.map { PeerJSON(line: $0) })
+            let ball = try PeripheralProcess("magic8ball-peripheral", ["--transport", peer.transports[0], "--address", address.hexString])
+            defer { ball.stop() }
+            try await ball.lines.first("the ball to be ready") { $0.hasPrefix("Magic 8-Ball ready as \(address)") }
+            // A bumble central subscribes to answers first: it must not hear the answers given to others.
+            peer.command(0, "connect", ["discover": true, "mtu": 64])
+            try await peerLog.first("bumble's discovery") { $0.isCentral(0, "discovered") }
+            let events = await peerLog.events
+            let question = try #require(discoveredHandle(events, central: 0, Magic8BallProfile.question))
+            let answer = try #require(discoveredHandle(events, central: 0, Magic8BallProfile.answer))
+
+            // Bluewire's central, found by scanning for the service: the same question twice, the same answer.
+            let asked = "Will the tests pass?"
+            for _ in 0..<2 {
+                let central = try PeripheralProcess("magic8ball-central", ["--transport", peer.transports[1], asked])
+                defer { central.stop() }
+                #expect(await central.exitStatus() == 0, "stderr: \(central.standardError)")
+                #expect(await central.lines.events == [Magic8BallProfile.answer(to: Array(asked.utf8))])
+            }
+            try await ball.lines.wait(for: 2, "the ball's answers") { $0.hasPrefix("\"\(asked)\" -> ") }
+
+            let bumbleQuestion = "Is bumble a real peer?"
+            peer.command(0, "write", ["handle": question, "value": hexBytes(Array(bumbleQuestion.utf8))])
+            let told = try await peerLog.first("bumble's answer") { $0.isCentral(0, "notification", answer) }
+            let expected = Magic8BallProfile.answer(to: Array(bumbleQuestion.utf8))
+            #expect(told["value"]?.string == hexBytes(Array(expected.utf8)))
+            #expect(await peerLog.events.filter { $0.isCentral(0, "notification") }.count == 1,
+                    "the answers to the other central's questions went to it alone")
+            // The answer characteristic reads as this central's last answer (a dynamic value per connection).
+            peer.command(0, "read", ["handle": answer])
+            let read = try await peerLog.first("the read answer") { $0.isCentral(0, "read", answer) }
+            #expect(read["value"]?.string == hexBytes(Array(expected.utf8)))
+
+            ball.send(signal: SIGINT)
+            #expect(await ball.exitStatus() == 0, "stderr: \(ball.standardError)")
+            #expect(await ball.lines.events.last == "Magic 8-Ball stopped")
+        }
+    }
+}
