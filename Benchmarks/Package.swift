@@ -26,5 +26,6 @@ let package = Package(
     ],
     targets: [
         benchmarkTarget("CaptureDecode", ["BluewireCore", "BluewireHCI", "BluewireSnoop", "BluewireAnalysis"]),
+        benchmarkTarget("AdvertisingReports", ["BluewireCore", "BluewireHCI", "BluewireSnoop"]),
     ]
 )

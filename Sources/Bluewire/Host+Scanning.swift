@@ -21,10 +21,15 @@ extension BluetoothHost {
     /// `duration` elapses (the sequence then finishes), when the consumer stops iterating, or on
     /// `stopScan()`. One scan at a time: a second concurrent scan finishes with
     /// `HostError.scanAlreadyRunning`.
+    ///
+    /// `onTransition` observes the scan's state machine (DESIGN.md: Disconnected.Initial →
+    /// Disconnected.Scanning on StartScan, DeviceFound while scanning, back to Initial on StopScan or
+    /// ScanCompleted); it is called on the host's executor, so it must not block.
     public func scan(
         filter: AdvertisingFilter = AdvertisingFilter(),
         parameters: ScanParameters = ScanParameters(),
-        duration: TimeSpan? = nil
+        duration: TimeSpan? = nil,
+        onTransition: (@Sendable (ConnectionTransition) -> Void)? = nil
     ) -> AsyncThrowingStream<DiscoveredDevice, any Error> {
         let (stream, continuation) = AsyncThrowingStream<DiscoveredDevice, any Error>.makeStream(bufferingPolicy: .unbounded)
         guard phase == .running, let controller else {
@@ -35,7 +40,7 @@ extension BluetoothHost {
             continuation.finish(throwing: HostError.scanAlreadyRunning)
             return stream
         }
-        var machine = ConnectionStateMachine()
+        var machine = ConnectionStateMachine(observer: onTransition)
         do throws(ConnectionTriggerRefused) {
             try machine.fire(.startScan)
         } catch {
@@ -61,6 +66,9 @@ extension BluetoothHost {
         rescheduleTimer()
         return stream
     }
+
+    /// The scan path's state: Disconnected.Scanning while a scan runs, else Disconnected.Initial.
+    public var scanState: ConnectionState { scanSession?.stateMachine.state ?? .initial }
 
     /// Stops the running scan (if any); its sequence finishes normally.
     public func stopScan() async {

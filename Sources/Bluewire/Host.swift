@@ -32,6 +32,8 @@ public actor BluetoothHost {
     /// What bring-up learnt about the controller; nil until `start()` finished.
     public internal(set) var controller: ControllerInfo?
     var phase: Phase = .idle
+    /// Why the transport ended, if it failed (kept so `start()` can report it).
+    var transportFailure: TransportError?
 
     // I/O tasks.
     let outbound: AsyncStream<HCIPacket>.Continuation
@@ -97,6 +99,9 @@ public actor BluetoothHost {
             return info
         case .failure(let error):
             log.hci.error("bring-up failed: \(error)")
+            // A transport that failed mid bring-up (framing error, hang-up) cancelled the command:
+            // its error is the one that says what happened.
+            if phase == .closed, let transportFailure { throw .transport(transportFailure) }
             phase = .idle
             throw .bringUp(error)
         }
@@ -172,6 +177,7 @@ public actor BluetoothHost {
     func transportFailed(_ error: TransportError) {
         guard phase != .closed else { return }
         log.transport.error("transport ended: \(error)")
+        transportFailure = error
         phase = .closed
         shutDown(reason: .transport(error))
     }

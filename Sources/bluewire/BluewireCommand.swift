@@ -10,6 +10,7 @@ struct BluewireCommand: AsyncParsableCommand {
             DecodeCommand.self,
             AnalyzeCommand.self,
             ScanCommand.self,
+            ScanTestAdvertiserCommand.self,
             GATTCommand.self,
             ServeCommand.self,
             ReplayCommand.self,

@@ -17,7 +17,8 @@ struct LiveOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Write everything that crosses the transport to this btsnoop file.", valueName: "file"))
     var capture: String?
 
-    @Option(name: .long, help: ArgumentHelp("Random static address to use, AA:BB:CC:DD:EE:FF (default: a new one).", valueName: "address"))
+    // `--own-address`, not `--address`: commands use `--address` for the peer (scan's filter).
+    @Option(name: .customLong("own-address"), help: ArgumentHelp("Random static address to use, AA:BB:CC:DD:EE:FF (default: a new one).", valueName: "address"))
     var address: String?
 
     @Flag(name: .long, help: "Log every packet (trace level) to stderr.")

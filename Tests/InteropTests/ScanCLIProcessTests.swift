@@ -1,0 +1,105 @@
+import BluewireCore
+import Foundation
+import Testing
+
+extension ScanInteropTests {
+    /// `bluewire scan --json` as a user runs it: a separate process against bumble, exit status 0
+    /// after --duration, one JSON object per discovered or changed device.
+    @Test("bluewire scan --json finds bumble's advertiser and exits 0 after --duration")
+    func scanCommandPrintsJSONLines() async throws {
+        let fixture = ScanAdvertiserFixture()
+        let binary = try ProcessRunner.bluewire
+        try await withBumblePeer([.tcp], arguments: fixture.arguments) { peer in
+            let address = try peer.peripheralAddress
+            let started = ContinuousClock.now
+            let result = try await ProcessRunner.run(binary, [
+                "scan", "--transport", peer.transports[0], "--duration", "2", "--json", "--name", "Bluewire",
+            ])
+            let elapsed = ContinuousClock.now - started
+            #expect(result.status == 0, "exit status \(result.status), stderr: \(result.standardError)")
+            #expect(result.standardError.isEmpty, "stderr: \(result.standardError)")
+            #expect(elapsed >= .seconds(2) && elapsed < .seconds(10), "ran for \(elapsed)")
+
+            let objects = try result.outputLines.map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+            }
+            let mine = objects.filter { ($0["address"] as? String) == address.hexString }
+            let device = try #require(mine.last, "no line for \(address) in:\n\(result.standardOutput)")
+            #expect(objects.count == mine.count, "the --name filter let other devices through")
+            #expect(device["addressType"] as? String == "random")
+            #expect(device["name"] as? String == fixture.name)
+            #expect(device["connectable"] as? Bool == true)
+            #expect((device["rssi"] as? Int).map { $0 < 0 } == true)
+            let services = try #require(device["services"] as? [[String: Any]])
+            #expect(services.compactMap { $0["uuid"] as? String } == ["0x180D", "0x180F", "6E400001-B5A3-F393-E0A9-E50E24DCCA9E"])
+            #expect(services.compactMap { $0["name"] as? String } == ["Heart Rate", "Battery"])
+            let manufacturer = try #require(device["manufacturerData"] as? [[String: Any]])
+            #expect(manufacturer.count == 1)
+            #expect(manufacturer.first?["company"] as? String == "0xFFFF")
+            #expect(manufacturer.first?["data"] as? String == "010203")
+            #expect((device["advertisingData"] as? String)?.count == 2 * fixture.advertisingDataLength)
+        }
+    }
+
+    @Test("bluewire scan prints text lines when stdout is not a terminal")
+    func scanCommandPrintsTextLinesToAPipe() async throws {
+        let fixture = ScanAdvertiserFixture()
+        let binary = try ProcessRunner.bluewire
+        try await withBumblePeer([.tcp], arguments: fixture.arguments) { peer in
+            let address = try peer.peripheralAddress
+            let result = try await ProcessRunner.run(binary, [
+                "scan", "--transport", peer.transports[0], "--duration", "1.5", "--service", "180D", "--passive",
+            ])
+            #expect(result.status == 0, "stderr: \(result.standardError)")
+            let line = try #require(result.outputLines.first { $0.hasPrefix(address.hexString) }, "output:\n\(result.standardOutput)")
+            #expect(line.contains("random"))
+            #expect(line.contains("\"\(fixture.name)\""))
+            #expect(line.contains("0x180D (Heart Rate)"))
+            #expect(line.contains("manufacturer=0xFFFF:010203"))
+            #expect(!line.contains("\u{1B}"), "no terminal control sequences in a pipe")
+        }
+    }
+
+    @Test("bluewire scan fails with one line on stderr and a non-zero status when nothing listens")
+    func scanCommandReportsAnUnreachableControllerOnOneLine() async throws {
+        // A port on loopback that was free a moment ago: connecting is refused.
+        let server = try ScanFreePort()
+        let result = try await ProcessRunner.run(try ProcessRunner.bluewire, ["scan", "--transport", "tcp:127.0.0.1:\(server.port)", "--duration", "1"])
+        #expect(result.status != 0)
+        #expect(result.standardOutput.isEmpty)
+        let lines = result.standardError.split(separator: "\n")
+        #expect(lines.count == 1, "stderr: \(result.standardError)")
+        #expect(lines.first?.hasPrefix("bluewire: ") == true)
+    }
+
+    @Test("bluewire scan rejects a malformed --service and --address before touching the transport")
+    func scanCommandRejectsMalformedFilters() async throws {
+        let binary = try ProcessRunner.bluewire
+        for arguments in [["--service", "18"], ["--address", "C0:11:22"]] {
+            let result = try await ProcessRunner.run(binary, ["scan", "--transport", "tcp:127.0.0.1:9"] + arguments)
+            #expect(result.status != 0, "\(arguments) accepted")
+            #expect(result.standardError.contains(arguments[1]), "stderr: \(result.standardError)")
+        }
+    }
+}
+
+/// A loopback TCP port that nothing listens on (bound then released).
+struct ScanFreePort {
+    let port: UInt16
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                bind(descriptor, sa, length) == 0 && getsockname(descriptor, sa, &length) == 0
+            }
+        }
+        guard ok else { throw ProcessRunner.Failure(description: "no free port: errno \(errno)") }
+        port = UInt16(bigEndian: address.sin_port)
+    }
+}
