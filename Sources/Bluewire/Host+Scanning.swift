@@ -82,10 +82,17 @@ extension BluetoothHost {
         _ = await sendCommandResult(ScanCommands.stop(on: controller))
     }
 
+    /// The duration is over: the sequence finishes once the controller has confirmed that scanning
+    /// stopped, so a consumer that closes the host next does not cut the disable command off.
     func scanDurationElapsed() {
         guard let session = scanSession, let controller else { return }
-        endScan(id: session.id, error: nil, trigger: .scanCompleted)
-        Task { _ = await self.sendCommandResult(ScanCommands.stop(on: controller)) }
+        let id = session.id
+        updateScan { session, _ in session.deadline = nil }
+        rescheduleTimer()
+        Task {
+            _ = await self.sendCommandResult(ScanCommands.stop(on: controller))
+            self.endScan(id: id, error: nil, trigger: .scanCompleted)
+        }
     }
 
     func endScan(error: HostError?) {

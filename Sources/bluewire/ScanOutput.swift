@@ -42,9 +42,9 @@ final class ScanOutput {
         }
     }
 
-    /// Says how the scan ended (table and line modes only; JSON output stays pure data).
+    /// Says how the scan ended (table mode only: piped output stays pure data).
     func finish(devices: Int) {
-        guard mode != .json else { return }
+        guard mode == .table else { return }
         FileHandle.standardError.write(Data("bluewire: scan finished, \(devices) device(s)\n".utf8))
     }
 

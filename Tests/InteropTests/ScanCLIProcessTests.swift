@@ -31,7 +31,7 @@ extension ScanInteropTests {
             #expect(device["connectable"] as? Bool == true)
             #expect((device["rssi"] as? Int).map { $0 < 0 } == true)
             let services = try #require(device["services"] as? [[String: Any]])
-            #expect(services.compactMap { $0["uuid"] as? String } == ["0x180D", "0x180F", "6E400001-B5A3-F393-E0A9-E50E24DCCA9E"])
+            #expect(services.compactMap { $0["uuid"] as? String } == ["0x180D", "0x180F"])
             #expect(services.compactMap { $0["name"] as? String } == ["Heart Rate", "Battery"])
             let manufacturer = try #require(device["manufacturerData"] as? [[String: Any]])
             #expect(manufacturer.count == 1)

@@ -24,16 +24,26 @@ import Testing
 
     static let transports: [BumblePeer.ControllerTransport] = [.tcp, .unix, .pty]
 
-    @Test("finds bumble's (legacy) advertisement with name, 16/128-bit UUIDs and manufacturer data",
+    static let legacyFixtures: [ScanAdvertiserFixture] = [.sixteenBit, .oneTwentyEightBit]
+
+    @Test("finds bumble's legacy advertisement with name, 16/128-bit UUIDs and manufacturer data",
           arguments: transports, ReportFormat.allCases)
     func findsBumbleAdvertisement(over transport: BumblePeer.ControllerTransport, reports: ReportFormat) async throws {
-        let fixture = ScanAdvertiserFixture()
+        for fixture in Self.legacyFixtures {
+            try await findsBumbleAdvertisement(fixture, over: transport, reports: reports)
+        }
+    }
+
+    func findsBumbleAdvertisement(_ fixture: ScanAdvertiserFixture, over transport: BumblePeer.ControllerTransport,
+                                  reports: ReportFormat) async throws {
+        #expect(fixture.advertisingDataLength <= 31)
         try await withScanningHost(transport, advertiser: fixture, extraArguments: reports.arguments) { underTest, peer in
             let address = try peer.peripheralAddress
             let controller = try #require(await underTest.host.controller)
-            // The scan command set follows the controller's features (Core Vol 4 Part E §3.1.1).
-            #expect(controller.supportsExtendedScanning == (reports == .extended))
-            let device = try #require(try await underTest.find(address), "bumble peripheral \(address) not found over \(transport)")
+            // bumble_link.py's --legacy-reports clears the controller's extended advertising feature,
+            // so Bluewire must choose the legacy scan commands (Core Vol 4 Part E §3.1.1).
+            if reports == .legacy { #expect(!controller.supportsExtendedScanning) }
+            let device = try #require(try await underTest.find(address), "bumble peripheral \(address) (\(fixture.testDescription)) not found over \(transport)")
             expectAdvertisement(device, matches: fixture)
             #expect(device.address == address, "random static address, type random")
             #expect(device.rssi < 0 && device.rssi > -127)
@@ -49,6 +59,7 @@ import Testing
         fixture.advertising = "extended"
         fixture.name = "Bluewire extended advertising"
         fixture.uuid128 = ["6E400001-B5A3-F393-E0A9-E50E24DCCA9E", "0000FEED-0000-1000-8000-00805F9B34FC"]
+        fixture.uuid16 = ["180D", "180F", "1812"]
         fixture.manufacturerPayload = Array(0..<24)
         #expect(fixture.advertisingDataLength > 31)
         try await withScanningHost(transport, advertiser: fixture) { underTest, peer in

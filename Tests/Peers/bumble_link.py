@@ -9,7 +9,8 @@ Each positional argument is an H4 transport on which one bumble controller waits
 
 Optionally a bumble Device runs on one more controller of the same link:
     --peripheral              advertise (--name, --uuid16, --uuid128, --manufacturer,
-                              --advertising legacy|extended), serve --gatt FILE.json, accept connections
+                              --advertising legacy|extended, --interval MS), serve --gatt FILE.json,
+                              accept connections
     --central ADDRESS         connect to ADDRESS (a random address), discover, read, subscribe,
                               and print what it finds as EVENT lines
       --centrals N            N central Devices (each on its own controller); central 0 connects at
@@ -127,12 +128,15 @@ async def run_peripheral(device, args):
     if args.advertising == 'extended':
         properties = AdvertisingEventProperties(is_connectable=True, is_legacy=False)
         await device.create_advertising_set(
-            advertising_parameters=AdvertisingParameters(advertising_event_properties=properties),
+            advertising_parameters=AdvertisingParameters(
+                advertising_event_properties=properties,
+                primary_advertising_interval_min=args.interval, primary_advertising_interval_max=args.interval),
             random_address=device.random_address, advertising_data=data, auto_restart=True)
     else:
         if len(data) > 31:
             raise SystemExit(f'bumble_link: {len(data)} bytes of advertising data do not fit legacy advertising (31)')
-        await device.start_advertising(advertising_data=data, auto_restart=True, own_address_type=hci.OwnAddressType.RANDOM)
+        await device.start_advertising(advertising_data=data, auto_restart=True, own_address_type=hci.OwnAddressType.RANDOM,
+                                       advertising_interval_min=args.interval, advertising_interval_max=args.interval)
 
 
 class Central:
@@ -254,6 +258,8 @@ async def main():
     parser.add_argument('--uuid128', action='append', default=[], metavar='UUID')
     parser.add_argument('--manufacturer', metavar='COMPANY:HEX', help='manufacturer data, e.g. FFFF:0102')
     parser.add_argument('--advertising', choices=['legacy', 'extended'], default='legacy')
+    parser.add_argument('--interval', type=float, default=1000, metavar='MS',
+                        help='advertising interval in ms (bumble emits one advertising event per interval)')
     parser.add_argument('--gatt', metavar='FILE.json', help='GATT services for the peripheral')
     args = parser.parse_args()
 

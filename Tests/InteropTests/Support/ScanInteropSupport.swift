@@ -7,18 +7,31 @@ import Synchronization
 import Testing
 
 /// What the bumble peripheral advertises in the scan interop tests, and its bumble_link arguments.
-struct ScanAdvertiserFixture: Sendable {
+///
+/// Legacy advertising holds 31 bytes (Core Vol 6 Part B §2.3.1.1) and bumble's controller repeats the
+/// advertising data as the "scan response", so no legacy advertisement can carry a name, 16-bit and
+/// 128-bit UUIDs and manufacturer data at once: `sixteenBit` and `oneTwentyEightBit` split them.
+struct ScanAdvertiserFixture: Sendable, CustomTestStringConvertible {
     var name = "BluewireScan"
     var uuid16 = ["180D", "180F"]
-    var uuid128: [String] = ["6E400001-B5A3-F393-E0A9-E50E24DCCA9E"]
+    var uuid128: [String] = []
     var companyIdentifier: UInt16 = 0xFFFF
     var manufacturerPayload: [UInt8] = [0x01, 0x02, 0x03]
     /// `legacy` (ADV_IND, at most 31 bytes) or `extended` (an extended advertising set).
     var advertising = "legacy"
 
+    /// Name, two 16-bit UUIDs, manufacturer data: 30 bytes.
+    static let sixteenBit = ScanAdvertiserFixture()
+    /// Name, a 128-bit UUID, manufacturer data: 30 bytes.
+    static let oneTwentyEightBit = ScanAdvertiserFixture(
+        name: "Bw", uuid16: [], uuid128: ["6E400001-B5A3-F393-E0A9-E50E24DCCA9E"], manufacturerPayload: [0x7A])
+
+    var testDescription: String { uuid128.isEmpty ? "16-bit UUIDs" : "128-bit UUID" }
+
     /// The arguments that make bumble_link.py run this advertiser.
     var arguments: [String] {
-        var result = ["--peripheral", "--name", name, "--advertising", advertising,
+        // 100 ms rather than bumble's 1 s default: a short scan window still sees several events.
+        var result = ["--peripheral", "--name", name, "--advertising", advertising, "--interval", "100",
                       "--manufacturer", String(format: "%04X:", companyIdentifier) + manufacturerPayload.map { String(format: "%02x", $0) }.joined()]
         for uuid in uuid16 { result += ["--uuid16", uuid] }
         for uuid in uuid128 { result += ["--uuid128", uuid] }

@@ -20,7 +20,7 @@ struct TsharkCounts: Sendable {
     /// Runs tshark once over `path`, one line of fields per frame.
     static func read(_ path: String) async throws -> TsharkCounts {
         let tshark = try #require(tshark, "tshark is not installed (scripts/setup-test-env.sh installs it)")
-        let fields = ["hci_h4.type", "hci_h4.direction", "bthci_evt.le_meta_subevent", "bthci_evt.num_reports", "_ws.malformed"]
+        let fields = ["hci_h4.type", "hci_h4.direction", "bthci_evt.le_meta_subevent", "bthci_evt.le_num_reports", "_ws.malformed"]
         let result = try await ProcessRunner.run(
             tshark, ["-n", "-r", path, "-T", "fields", "-E", "occurrence=f"] + fields.flatMap { ["-e", $0] })
         try #require(result.status == 0, "tshark failed: \(result.standardError)")
