@@ -56,12 +56,15 @@ final class ScanOutput {
 /// The text forms of a discovered device: a line, and a table of many.
 enum ScanText {
     static let columns = ["ADDRESS", "TYPE", "RSSI", "NAME", "SERVICES", "MANUFACTURER DATA"]
+    /// RSSI 127 means "not available" in advertising reports (Core Vol 4 Part E §7.7.65.2, §7.7.65.13);
+    /// BlueZ's emulated controller always reports it.
+    static let rssiNotAvailable: Int8 = 127
 
     static func fields(_ device: DiscoveredDevice) -> [String] {
         [
             device.address.hexString,
             addressTypeName(device.addressType),
-            String(device.rssi),
+            device.rssi == ScanText.rssiNotAvailable ? "-" : String(device.rssi),
             device.name.map { printable($0) } ?? "-",
             device.serviceUUIDs.isEmpty ? "-" : device.serviceUUIDs.map(\.description).joined(separator: ", "),
             device.manufacturerData.isEmpty ? "-" : device.manufacturerData.map(manufacturerText).joined(separator: ", "),
@@ -71,7 +74,7 @@ enum ScanText {
     /// `C0:11:22:33:44:55 random -50 "Bumble" services=0x180D (Heart Rate) manufacturer=0xFFFF:0102`
     static func line(_ device: DiscoveredDevice) -> String {
         let f = fields(device)
-        var text = "\(f[0]) \(f[1]) \(f[2]) dBm"
+        var text = "\(f[0]) \(f[1]) " + (device.rssi == rssiNotAvailable ? "rssi=-" : "\(f[2]) dBm")
         if let name = device.name { text += " \"\(printable(name))\"" }
         if !device.serviceUUIDs.isEmpty { text += " services=" + f[4] }
         if !device.manufacturerData.isEmpty { text += " manufacturer=" + f[5] }
@@ -122,7 +125,7 @@ enum ScanJSON {
         json.field("address", device.address.hexString)
         json.field("addressType", ScanText.addressTypeName(device.addressType))
         json.key("rssi")
-        json.integer(device.rssi)
+        if device.rssi == ScanText.rssiNotAvailable { json.null() } else { json.integer(device.rssi) }
         json.key("name")
         if let name = device.name { json.string(name) } else { json.null() }
         json.key("connectable")

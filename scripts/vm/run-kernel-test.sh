@@ -10,7 +10,8 @@
 # btvirt's virtual radio, so one step can advertise on it while scanning on hci0:
 #   'bluewire serve --transport hci1 --db db.json & sleep 2; bluewire scan --transport hci0 --duration 3'
 # Without steps it runs the KernelUserChannelTests suite (Reset → Command Complete over the user
-# channel, busy, reopen, missing device). --capture FILE keeps the guest's btmon recording (btsnoop
+# channel, busy, reopen, missing device) and scripts/vm/kernel-scan.sh (Bluewire on hci0 scans what
+# Bluewire on hci1 advertises). --capture FILE keeps the guest's btmon recording (btsnoop
 # datalink 2001). --verbose echoes everything the guest prints.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,7 +41,8 @@ build_dir=$(swift build --show-bin-path)
 tests="$build_dir/BluewirePackageTests.xctest"
 
 if [ $# -eq 0 ]; then
-  set -- "BLUEWIRE_KERNEL_HCI=hci0 $tests --testing-library swift-testing --filter KernelUserChannelTests"
+  set -- "BLUEWIRE_KERNEL_HCI=hci0 $tests --testing-library swift-testing --filter KernelUserChannelTests" \
+    "bash $root/scripts/vm/kernel-scan.sh"
 fi
 
 out=$(mktemp -d "$root/.build/vm-XXXXXX")
