@@ -17,10 +17,10 @@ func l2capFrame(payload count: Int) -> [UInt8] {
 }
 
 /// Number Of Completed Packets for handle 0x0040.
-func completed(_ count: UInt8, handle: UInt8 = 0x40) -> String { "04 13 05 01 \(hexString([handle])) 00 \(hexString([count])) 00" }
+func nocpEvent(_ count: UInt8, handle: UInt8 = 0x40) -> String { "04 13 05 01 \(hexString([handle])) 00 \(hexString([count])) 00" }
 
 /// An ACL packet as a controller delivers it: handle 0x0040, PB 0b10 (start) or 0b01 (continuation).
-func delivered(start: Bool, _ data: ArraySlice<UInt8>) -> String {
+func deliveredACL(start: Bool, _ data: ArraySlice<UInt8>) -> String {
     let flags = start ? "40 20" : "40 10"
     return "02 \(flags) \(hexString([UInt8(data.count & 0xFF), UInt8(data.count >> 8)], separator: " ")) \(hexString(data, separator: " "))"
         .trimmingSuffix()
@@ -41,11 +41,11 @@ struct VirtualControllerACLTests {
     func exchangeBothWays() {
         let scene = AdvertisingScene.connected()
         let request = l2capFrame(payload: 5)
-        #expect(hexes(scene.central.receive(hostPacket: aclPacket(request))) == [completed(1)])
-        #expect(hexes(scene.peripheral.takeOutput()) == [delivered(start: true, request[...])])
+        #expect(hexLines(scene.central.receive(hostPacket: aclPacket(request))) == [nocpEvent(1)])
+        #expect(hexLines(scene.peripheral.takeOutput()) == [deliveredACL(start: true, request[...])])
         let response = l2capFrame(payload: 3)
-        #expect(hexes(scene.peripheral.receive(hostPacket: aclPacket(response))) == [completed(1)])
-        #expect(hexes(scene.central.takeOutput()) == [delivered(start: true, response[...])])
+        #expect(hexLines(scene.peripheral.receive(hostPacket: aclPacket(response))) == [nocpEvent(1)])
+        #expect(hexLines(scene.central.takeOutput()) == [deliveredACL(start: true, response[...])])
         #expect(scene.central.aclBuffersInUse == 0 && scene.central.violations.isEmpty)
     }
 
@@ -53,9 +53,9 @@ struct VirtualControllerACLTests {
     func segmentationIntoLinkLayerPDUs() {
         let scene = AdvertisingScene.connected()
         let frame = l2capFrame(payload: 56)
-        #expect(hexes(scene.central.receive(hostPacket: aclPacket(frame))) == [completed(1)])
-        #expect(hexes(scene.peripheral.takeOutput()) == [
-            delivered(start: true, frame[0..<27]), delivered(start: false, frame[27..<54]), delivered(start: false, frame[54...]),
+        #expect(hexLines(scene.central.receive(hostPacket: aclPacket(frame))) == [nocpEvent(1)])
+        #expect(hexLines(scene.peripheral.takeOutput()) == [
+            deliveredACL(start: true, frame[0..<27]), deliveredACL(start: false, frame[27..<54]), deliveredACL(start: false, frame[54...]),
         ])
     }
 
@@ -63,10 +63,10 @@ struct VirtualControllerACLTests {
     func hostFragments() {
         let scene = AdvertisingScene.connected()
         let frame = l2capFrame(payload: 56)
-        #expect(hexes(scene.central.receive(hostPacket: aclPacket(Array(frame[0..<20])))) == [completed(1)])
-        #expect(hexes(scene.central.receive(hostPacket: aclPacket(continuation: true, Array(frame[20...])))) == [completed(1)])
-        #expect(hexes(scene.peripheral.takeOutput()) == [
-            delivered(start: true, frame[0..<20]), delivered(start: false, frame[20..<47]), delivered(start: false, frame[47...]),
+        #expect(hexLines(scene.central.receive(hostPacket: aclPacket(Array(frame[0..<20])))) == [nocpEvent(1)])
+        #expect(hexLines(scene.central.receive(hostPacket: aclPacket(continuation: true, Array(frame[20...])))) == [nocpEvent(1)])
+        #expect(hexLines(scene.peripheral.takeOutput()) == [
+            deliveredACL(start: true, frame[0..<20]), deliveredACL(start: false, frame[20..<47]), deliveredACL(start: false, frame[47...]),
         ])
     }
 
@@ -79,8 +79,8 @@ struct VirtualControllerACLTests {
         _ = scene.central.takeOutput()
         _ = scene.peripheral.takeOutput()
         let frame = l2capFrame(payload: 247)
-        #expect(hexes(scene.central.receive(hostPacket: aclPacket(frame))) == [completed(1)])
-        #expect(hexes(scene.peripheral.takeOutput()) == [delivered(start: true, frame[...])])
+        #expect(hexLines(scene.central.receive(hostPacket: aclPacket(frame))) == [nocpEvent(1)])
+        #expect(hexLines(scene.peripheral.takeOutput()) == [deliveredACL(start: true, frame[...])])
     }
 
     @Test("a controller configured like bumble delivers each L2CAP PDU whole, however it was cut")
@@ -90,13 +90,13 @@ struct VirtualControllerACLTests {
         scene.central.receive(hostPacket: aclPacket(Array(frame[0..<30])))
         #expect(scene.peripheral.takeOutput().isEmpty, "incomplete PDU held back")
         scene.central.receive(hostPacket: aclPacket(continuation: true, Array(frame[30...])))
-        #expect(hexes(scene.peripheral.takeOutput()) == [delivered(start: true, frame[...])])
+        #expect(hexLines(scene.peripheral.takeOutput()) == [deliveredACL(start: true, frame[...])])
     }
 
     @Test("a host exceeding the LE buffer count gets Data Buffer Overflow and a recorded violation; buffers free at disconnection")
     func bufferOverflow() {
         let scene = AdvertisingScene.connected(configure: { $0.leBufferSize = .init(packetLength: 27, packetCount: 2) })
-        let reported = Recorder<VirtualController.HostViolation>()
+        let reported = SendableRecorder<VirtualController.HostViolation>()
         scene.central.setViolationHandler { reported.append($0) }
         // A lost link sends nothing, so the buffers stay full.
         scene.central.loseAllLinks()
@@ -104,13 +104,13 @@ struct VirtualControllerACLTests {
         #expect(scene.central.receive(hostPacket: aclPacket(frame)).isEmpty)
         #expect(scene.central.receive(hostPacket: aclPacket(frame)).isEmpty)
         #expect(scene.central.aclBuffersInUse == 2)
-        #expect(hexes(scene.central.receive(hostPacket: aclPacket(frame))) == ["04 1a 01 01"])
+        #expect(hexLines(scene.central.receive(hostPacket: aclPacket(frame))) == ["04 1a 01 01"])
         #expect(scene.central.violations == [.aclBufferOverflow(handle: 0x40, buffersInUse: 2)])
         #expect(reported.values == scene.central.violations)
         scene.link.clock.advance(by: .seconds(5))
-        #expect(hexes(scene.central.takeOutput()) == ["04 05 04 00 40 00 08"])
+        #expect(hexLines(scene.central.takeOutput()) == ["04 05 04 00 40 00 08"])
         #expect(scene.central.aclBuffersInUse == 0, "packets never sent are flushed with the connection")
-        #expect(scene.peripheral.takeOutput() == [HCIPacket(type: .event, payload: bytes("05 04 00 40 00 08"))])
+        #expect(scene.peripheral.takeOutput() == [HCIPacket(type: .event, payload: hexBytes("05 04 00 40 00 08"))])
     }
 
     @Test("a packet longer than the LE buffer, or on an unknown handle, is dropped and recorded")
@@ -132,27 +132,27 @@ struct VirtualControllerACLTests {
         let scene = AdvertisingScene.connected()
         scene.central.faults.dropLinkAfterACLPackets = 2
         let frames = (1...3).map { l2capFrame(payload: $0) }
-        #expect(hexes(scene.central.receive(hostPacket: aclPacket(frames[0]))) == [completed(1)])
-        #expect(hexes(scene.central.receive(hostPacket: aclPacket(frames[1]))) == [completed(1)])
+        #expect(hexLines(scene.central.receive(hostPacket: aclPacket(frames[0]))) == [nocpEvent(1)])
+        #expect(hexLines(scene.central.receive(hostPacket: aclPacket(frames[1]))) == [nocpEvent(1)])
         #expect(scene.central.receive(hostPacket: aclPacket(frames[2])).isEmpty)
-        #expect(hexes(scene.peripheral.takeOutput()) == [delivered(start: true, frames[0][...]), delivered(start: true, frames[1][...])])
+        #expect(hexLines(scene.peripheral.takeOutput()) == [deliveredACL(start: true, frames[0][...]), deliveredACL(start: true, frames[1][...])])
         #expect(scene.central.faults.dropLinkAfterACLPackets == nil, "the fault fires once")
         // The peripheral's data is lost too.
         #expect(scene.peripheral.receive(hostPacket: aclPacket(frames[0])).isEmpty)
         scene.link.clock.advance(by: .seconds(5))
-        #expect(hexes(scene.central.takeOutput()) == ["04 05 04 00 40 00 08"])
-        #expect(hexes(scene.peripheral.takeOutput()) == ["04 05 04 00 40 00 08"])
+        #expect(hexLines(scene.central.takeOutput()) == ["04 05 04 00 40 00 08"])
+        #expect(hexLines(scene.peripheral.takeOutput()) == ["04 05 04 00 40 00 08"])
         #expect(scene.central.violations.isEmpty && scene.peripheral.violations.isEmpty)
     }
 
     @Test("ACL from the peer is delivered to an output handler as it is produced, not kept in the outbox")
     func outputHandler() {
         let scene = AdvertisingScene.connected()
-        let received = Recorder<HCIPacket>()
+        let received = SendableRecorder<HCIPacket>()
         scene.peripheral.setOutputHandler { received.append($0) }
         let frame = l2capFrame(payload: 4)
         scene.central.receive(hostPacket: aclPacket(frame))
-        #expect(hexes(received.values) == [delivered(start: true, frame[...])])
+        #expect(hexLines(received.values) == [deliveredACL(start: true, frame[...])])
         #expect(scene.peripheral.takeOutput().isEmpty)
         #expect(scene.peripheral.receive(hostPacket: HCICommand.reset.packet).isEmpty, "answers go to the handler too")
         #expect(received.values.last?.hex == "04 0e 04 01 03 0c 00")

@@ -16,40 +16,40 @@ struct AdvertisingScene {
         central configureCentral: Configure = { _ in }, peripheral configurePeripheral: Configure = { _ in }
     ) {
         link = VirtualLink(timing: timing)
-        var centralConfig = VirtualController.Configuration(publicAddress: TestAddress.centralPublic)
+        var centralConfig = VirtualController.Configuration(publicAddress: VirtualAddress.centralPublic)
         configureCentral(&centralConfig)
-        var peripheralConfig = VirtualController.Configuration(publicAddress: TestAddress.peripheralPublic)
+        var peripheralConfig = VirtualController.Configuration(publicAddress: VirtualAddress.peripheralPublic)
         configurePeripheral(&peripheralConfig)
         central = link.addController(centralConfig)
         peripheral = link.addController(peripheralConfig)
-        bringUp(central, random: TestAddress.centralRandom, leEventMask: leEventMask)
-        bringUp(peripheral, random: TestAddress.peripheralRandom, leEventMask: leEventMask)
+        bringUpController(central, random: VirtualAddress.centralRandom, leEventMask: leEventMask)
+        bringUpController(peripheral, random: VirtualAddress.peripheralRandom, leEventMask: leEventMask)
     }
 
     /// Flags + Complete Local Name "Virt".
-    static let advertisingData = bytes("02 01 06 05 09 56 69 72 74")
+    static let advertisingData = hexBytes("02 01 06 05 09 56 69 72 74")
     /// Complete list of 16-bit service UUIDs: Battery (0x180F).
-    static let scanResponseData = bytes("03 03 0f 18")
+    static let scanResponseData = hexBytes("03 03 0f 18")
 
     /// Legacy advertising of the given type every 100 ms from the peripheral's random address.
     func advertiseLegacy(type: UInt8 = 0x00, peer: BluetoothAddress = BluetoothAddress(value: 0)) {
-        expectSuccess(peripheral, .leSetAdvertisingParameters(
+        expectCommandComplete(peripheral, .leSetAdvertisingParameters(
             LESetAdvertisingParameters(advertisingType: type, ownAddressType: 0x01, peerAddress: peer)))
-        expectSuccess(peripheral, .leSetAdvertisingData(LESetAdvertisingData(advertisingData: Self.advertisingData)))
-        expectSuccess(peripheral, .leSetScanResponseData(LESetScanResponseData(scanResponseData: Self.scanResponseData)))
-        expectSuccess(peripheral, .leSetAdvertisingEnable(LESetAdvertisingEnable(enable: true)))
+        expectCommandComplete(peripheral, .leSetAdvertisingData(LESetAdvertisingData(advertisingData: Self.advertisingData)))
+        expectCommandComplete(peripheral, .leSetScanResponseData(LESetScanResponseData(scanResponseData: Self.scanResponseData)))
+        expectCommandComplete(peripheral, .leSetAdvertisingEnable(LESetAdvertisingEnable(enable: true)))
     }
 
     /// Legacy scanning by the central; returns the reports delivered at once (Command Complete removed).
     func scanLegacy(active: Bool, filterDuplicates: Bool = false) -> [String] {
-        expectSuccess(central, .leSetScanParameters(LESetScanParameters(active: active, ownAddressType: 0x01)))
-        return Array(hexes(expectSuccess(central, .leSetScanEnable(LESetScanEnable(enable: true, filterDuplicates: filterDuplicates)))).dropFirst())
+        expectCommandComplete(central, .leSetScanParameters(LESetScanParameters(active: active, ownAddressType: 0x01)))
+        return Array(hexLines(expectCommandComplete(central, .leSetScanEnable(LESetScanEnable(enable: true, filterDuplicates: filterDuplicates)))).dropFirst())
     }
 
     func scanExtended(active: Bool, filterDuplicates: UInt8 = 0, duration: UInt16 = 0) -> [String] {
-        expectSuccess(central, .leSetExtendedScanParameters(LESetExtendedScanParameters(
+        expectCommandComplete(central, .leSetExtendedScanParameters(LESetExtendedScanParameters(
             ownAddressType: 0x01, le1M: .init(active: active))))
-        return Array(hexes(expectSuccess(central, .leSetExtendedScanEnable(LESetExtendedScanEnable(
+        return Array(hexLines(expectCommandComplete(central, .leSetExtendedScanEnable(LESetExtendedScanEnable(
             enable: true, filterDuplicates: filterDuplicates, duration: duration)))).dropFirst())
     }
 
@@ -58,12 +58,12 @@ struct AdvertisingScene {
         properties: LESetExtendedAdvertisingParameters.EventProperties, data: [UInt8] = [], scanResponse: [UInt8] = [],
         sid: UInt8 = 3, maxEvents: UInt8 = 0, notifyScanRequests: Bool = false
     ) {
-        let selected = expectSuccess(peripheral, .leSetExtendedAdvertisingParameters(LESetExtendedAdvertisingParameters(
+        let selected = expectCommandComplete(peripheral, .leSetExtendedAdvertisingParameters(LESetExtendedAdvertisingParameters(
             eventProperties: properties, secondaryAdvertisingPHY: 0x02, advertisingSID: sid,
             scanRequestNotificationEnable: notifyScanRequests)))
-        #expect(hexes(selected) == ["04 0e 05 01 36 20 00 00"], "0x7F (no preference) selects 0 dBm")
-        expectSuccess(peripheral, .raw(opcode: .leSetAdvertisingSetRandomAddress,
-                                       parameters: ([0x00] + TestAddress.peripheralRandom.littleEndianBytes)[...]))
+        #expect(hexLines(selected) == ["04 0e 05 01 36 20 00 00"], "0x7F (no preference) selects 0 dBm")
+        expectCommandComplete(peripheral, .raw(opcode: .leSetAdvertisingSetRandomAddress,
+                                       parameters: ([0x00] + VirtualAddress.peripheralRandom.littleEndianBytes)[...]))
         for (command, payload) in [(true, data), (false, scanResponse)] where !payload.isEmpty {
             // Fragments of at most 251 octets: First, Intermediate…, Last (or Complete).
             var fragments: [ArraySlice<UInt8>] = []
@@ -75,12 +75,12 @@ struct AdvertisingScene {
             for (index, fragment) in fragments.enumerated() {
                 let operation: UInt8 = fragments.count == 1 ? 0x03 : index == 0 ? 0x01 : index == fragments.count - 1 ? 0x02 : 0x00
                 let piece = ExtendedAdvertisingDataFragment(operation: operation, data: fragment)
-                expectSuccess(peripheral, command
+                expectCommandComplete(peripheral, command
                     ? .leSetExtendedAdvertisingData(LESetExtendedAdvertisingData(piece))
                     : .leSetExtendedScanResponseData(LESetExtendedScanResponseData(piece)))
             }
         }
-        expectSuccess(peripheral, .leSetExtendedAdvertisingEnable(LESetExtendedAdvertisingEnable(
+        expectCommandComplete(peripheral, .leSetExtendedAdvertisingEnable(LESetExtendedAdvertisingEnable(
             enable: true, sets: [.init(advertisingHandle: 0, maxExtendedAdvertisingEvents: maxEvents)])))
     }
 }
@@ -109,7 +109,7 @@ struct VirtualControllerAdvertisingTests {
         let scene = AdvertisingScene()
         #expect(scene.scanLegacy(active: true).isEmpty, "nobody advertises yet")
         scene.advertiseLegacy()
-        #expect(hexes(scene.central.takeOutput()) == [legacyADVIND, legacySCANRSP], "reports arrive when advertising starts")
+        #expect(hexLines(scene.central.takeOutput()) == [legacyADVIND, legacySCANRSP], "reports arrive when advertising starts")
     }
 
     @Test("non-connectable and scannable-undirected advertising report their own event types")
@@ -119,9 +119,9 @@ struct VirtualControllerAdvertisingTests {
         let nonConnectable = scene.scanLegacy(active: true)
         // ADV_NONCONN_IND (3) is not scannable: no scan response.
         #expect(nonConnectable == [legacyADVIND.replacing("02 01 00 01", with: "02 01 03 01")])
-        expectSuccess(scene.peripheral, .leSetAdvertisingEnable(LESetAdvertisingEnable(enable: false)))
+        expectCommandComplete(scene.peripheral, .leSetAdvertisingEnable(LESetAdvertisingEnable(enable: false)))
         scene.advertiseLegacy(type: 0x02)
-        #expect(hexes(scene.central.takeOutput())
+        #expect(hexLines(scene.central.takeOutput())
             == [legacyADVIND.replacing("02 01 00 01", with: "02 01 02 01"), legacySCANRSP])
     }
 
@@ -140,8 +140,8 @@ struct VirtualControllerAdvertisingTests {
         filtered.link.clock.advance(by: .seconds(1))
         #expect(filtered.central.takeOutput().isEmpty)
         // Re-enabling scanning resets the filter.
-        expectSuccess(filtered.central, .leSetScanEnable(LESetScanEnable(enable: false)))
-        #expect(hexes(expectSuccess(filtered.central, .leSetScanEnable(LESetScanEnable(enable: true, filterDuplicates: true)))).count == 3)
+        expectCommandComplete(filtered.central, .leSetScanEnable(LESetScanEnable(enable: false)))
+        #expect(hexLines(expectCommandComplete(filtered.central, .leSetScanEnable(LESetScanEnable(enable: true, filterDuplicates: true)))).count == 3)
     }
 
     @Test("an extended scanner reports legacy advertising as Extended Advertising Reports (0x0D) with legacy event types")
@@ -156,8 +156,8 @@ struct VirtualControllerAdvertisingTests {
         let scene = AdvertisingScene()
         scene.advertiseExtended(properties: [], data: AdvertisingScene.advertisingData)
         #expect(scene.scanLegacy(active: true).isEmpty)
-        expectSuccess(scene.central, .reset)
-        bringUp(scene.central, random: TestAddress.centralRandom)
+        expectCommandComplete(scene.central, .reset)
+        bringUpController(scene.central, random: VirtualAddress.centralRandom)
         let reports = scene.scanExtended(active: true)
         // Event type 0x0000: non-connectable, non-scannable, complete; primary 1M, secondary 2M, SID 3.
         #expect(reports == ["04 3e 23 0d 01 00 00 01 \(peripheralRandomWire) 01 02 03 7f ce 00 00 00 00 00 00 00 00 00 09 02 01 06 05 09 56 69 72 74"])
@@ -168,7 +168,7 @@ struct VirtualControllerAdvertisingTests {
         let scene = AdvertisingScene()
         let data = (0..<500).map { UInt8(truncatingIfNeeded: $0) }
         scene.advertiseExtended(properties: [], data: data)
-        let reports = scene.scanExtended(active: false).map(bytes)
+        let reports = scene.scanExtended(active: false).map(hexBytes)
         try #require(reports.count == 3)
         // Event_Type is at offset 5 (H4, code, length, subevent, Num_Reports); Data_Length at offset 28.
         #expect(reports.map { $0[5] } == [0x20, 0x20, 0x00])
@@ -188,18 +188,18 @@ struct VirtualControllerAdvertisingTests {
             "04 3e 1e 0d 01 0a 00 01 \(peripheralRandomWire) 01 02 03 7f ce 00 00 00 00 00 00 00 00 00 04 03 03 0f 18",
         ])
         // The advertiser asked to hear about scan requests: LE Scan Request Received (0x13).
-        #expect(hexes(scene.peripheral.takeOutput()) == ["04 3e 09 13 00 01 \(centralRandomWire)"])
+        #expect(hexLines(scene.peripheral.takeOutput()) == ["04 3e 09 13 00 01 \(centralRandomWire)"])
     }
 
     @Test("directed advertising is reported only to the device it is directed at")
     func directedAdvertising() {
         let scene = AdvertisingScene()
-        let bystander = scene.link.addController(publicAddress: TestAddress.thirdPublic)
-        bringUp(bystander, random: TestAddress.thirdRandom)
-        expectSuccess(bystander, .leSetScanParameters(LESetScanParameters(active: true, ownAddressType: 0x01)))
-        expectSuccess(bystander, .leSetScanEnable(LESetScanEnable(enable: true)))
+        let bystander = scene.link.addController(publicAddress: VirtualAddress.thirdPublic)
+        bringUpController(bystander, random: VirtualAddress.thirdRandom)
+        expectCommandComplete(bystander, .leSetScanParameters(LESetScanParameters(active: true, ownAddressType: 0x01)))
+        expectCommandComplete(bystander, .leSetScanEnable(LESetScanEnable(enable: true)))
         // ADV_DIRECT_IND, low duty cycle, to the central's random address.
-        scene.advertiseLegacy(type: 0x04, peer: TestAddress.centralRandom)
+        scene.advertiseLegacy(type: 0x04, peer: VirtualAddress.centralRandom)
         #expect(scene.scanLegacy(active: true) == ["04 3e 0c 02 01 01 01 \(peripheralRandomWire) 00 ce"])
         #expect(bystander.takeOutput().isEmpty)
     }
@@ -209,13 +209,13 @@ struct VirtualControllerAdvertisingTests {
         let scene = AdvertisingScene(leEventMask: leMaskLegacyConnection & ~(1 << 1))
         scene.advertiseLegacy()
         #expect(scene.scanLegacy(active: true).isEmpty)
-        expectSuccess(scene.central, .leSetEventMask(EventMask(rawValue: leMaskLegacyConnection)))
-        expectSuccess(scene.central, .setEventMask(EventMask(rawValue: 0x0000_1FFF_FFFF_FFFF)))
+        expectCommandComplete(scene.central, .leSetEventMask(EventMask(rawValue: leMaskLegacyConnection)))
+        expectCommandComplete(scene.central, .setEventMask(EventMask(rawValue: 0x0000_1FFF_FFFF_FFFF)))
         scene.link.clock.advance(by: .milliseconds(100))
         #expect(scene.central.takeOutput().isEmpty, "LE Meta is off in the default event mask")
-        expectSuccess(scene.central, .setEventMask(EventMask(rawValue: eventMaskWithLEMeta)))
+        expectCommandComplete(scene.central, .setEventMask(EventMask(rawValue: eventMaskWithLEMeta)))
         scene.link.clock.advance(by: .milliseconds(100))
-        #expect(hexes(scene.central.takeOutput()) == [legacyADVIND, legacySCANRSP])
+        #expect(hexLines(scene.central.takeOutput()) == [legacyADVIND, legacySCANRSP])
     }
 
     @Test("an extended scan with a duration ends with LE Scan Timeout and no more reports")
@@ -226,7 +226,7 @@ struct VirtualControllerAdvertisingTests {
         scene.link.clock.advance(by: .milliseconds(499))
         #expect(scene.central.takeOutput().isEmpty)
         scene.link.clock.advance(by: .milliseconds(1))
-        #expect(hexes(scene.central.takeOutput()) == ["04 3e 01 11"])
+        #expect(hexLines(scene.central.takeOutput()) == ["04 3e 01 11"])
         scene.link.clock.advance(by: .seconds(1))
         #expect(scene.central.takeOutput().isEmpty)
     }
@@ -238,26 +238,26 @@ struct VirtualControllerAdvertisingTests {
         scene.advertiseExtended(properties: [], data: AdvertisingScene.advertisingData, maxEvents: 3)
         scene.link.clock.advance(by: .seconds(1))
         #expect(scene.central.takeOutput().count == 3, "events at 0, 100 and 200 ms")
-        #expect(hexes(scene.peripheral.takeOutput()) == ["04 3e 06 12 43 00 00 00 03"])
+        #expect(hexLines(scene.peripheral.takeOutput()) == ["04 3e 06 12 43 00 00 00 03"])
     }
 
     @Test("advertising with a random own address and no random address set is refused as invalid")
     func advertisingNeedsItsAddress() {
         let link = VirtualLink()
-        let peripheral = link.addController(publicAddress: TestAddress.peripheralPublic)
-        bringUp(peripheral, random: nil)
-        expectSuccess(peripheral, .leSetAdvertisingParameters(LESetAdvertisingParameters(ownAddressType: 0x01)))
-        #expect(hexes(peripheral.receive(hostPacket: HCICommand.leSetAdvertisingEnable(LESetAdvertisingEnable(enable: true)).packet))
+        let peripheral = link.addController(publicAddress: VirtualAddress.peripheralPublic)
+        bringUpController(peripheral, random: nil)
+        expectCommandComplete(peripheral, .leSetAdvertisingParameters(LESetAdvertisingParameters(ownAddressType: 0x01)))
+        #expect(hexLines(peripheral.receive(hostPacket: HCICommand.leSetAdvertisingEnable(LESetAdvertisingEnable(enable: true)).packet))
             == ["04 0e 04 01 0a 20 12"])
         // Advertising data is always 31 octets after the length: a short command is malformed.
-        #expect(hexes(peripheral.receive(hostPacket: rawCommand(0x2008, [0x03, 0x02, 0x01, 0x06])))
+        #expect(hexLines(peripheral.receive(hostPacket: rawCommand(0x2008, [0x03, 0x02, 0x01, 0x06])))
             == ["04 0e 04 01 08 20 12"])
         // While advertising, LE Set Random Address and new parameters are disallowed.
-        expectSuccess(peripheral, .leSetAdvertisingParameters(LESetAdvertisingParameters(ownAddressType: 0x00)))
-        expectSuccess(peripheral, .leSetAdvertisingEnable(LESetAdvertisingEnable(enable: true)))
-        #expect(hexes(peripheral.receive(hostPacket: HCICommand.leSetRandomAddress(LESetRandomAddress(randomAddress: TestAddress.peripheralRandom)).packet))
+        expectCommandComplete(peripheral, .leSetAdvertisingParameters(LESetAdvertisingParameters(ownAddressType: 0x00)))
+        expectCommandComplete(peripheral, .leSetAdvertisingEnable(LESetAdvertisingEnable(enable: true)))
+        #expect(hexLines(peripheral.receive(hostPacket: HCICommand.leSetRandomAddress(LESetRandomAddress(randomAddress: VirtualAddress.peripheralRandom)).packet))
             == ["04 0e 04 01 05 20 0c"])
-        #expect(hexes(peripheral.receive(hostPacket: HCICommand.leSetAdvertisingParameters(LESetAdvertisingParameters()).packet))
+        #expect(hexLines(peripheral.receive(hostPacket: HCICommand.leSetAdvertisingParameters(LESetAdvertisingParameters()).packet))
             == ["04 0e 04 01 06 20 0c"])
     }
 }

@@ -16,8 +16,8 @@ extension AdvertisingScene {
     @discardableResult
     func connectLegacy() -> [String] {
         advertiseLegacy()
-        let output = hexes(central.receive(hostPacket: HCICommand.leCreateConnection(
-            LECreateConnection(peerAddress: TestAddress.peripheralRandom)).packet))
+        let output = hexLines(central.receive(hostPacket: HCICommand.leCreateConnection(
+            LECreateConnection(peerAddress: VirtualAddress.peripheralRandom)).packet))
         #expect(output.first == "04 0f 04 00 01 0d 20", "Command Status for LE Create Connection")
         return Array(output.dropFirst())
     }
@@ -43,41 +43,41 @@ struct VirtualControllerConnectionTests {
     func legacyConnection() {
         let scene = AdvertisingScene()
         #expect(scene.connectLegacy() == [centralConnectionComplete, channelSelection2])
-        #expect(hexes(scene.peripheral.takeOutput()) == [peripheralConnectionComplete, channelSelection2])
+        #expect(hexLines(scene.peripheral.takeOutput()) == [peripheralConnectionComplete, channelSelection2])
         #expect(scene.link.connections == [VirtualLink.ConnectionInfo(
             central: 0, centralHandle: 0x40, peripheral: 1, peripheralHandle: 0x40, interval: 0x18, latency: 0,
             supervisionTimeout: 0x1F4, centralToPeripheralPHY: 1, peripheralToCentralPHY: 1,
             centralToPeripheralOctets: 27, peripheralToCentralOctets: 27, isLost: false)])
         // A scanner started now hears nothing: advertising ended with the connection.
-        let observer = scene.link.addController(publicAddress: TestAddress.thirdPublic)
-        bringUp(observer, random: TestAddress.thirdRandom)
-        expectSuccess(observer, .leSetScanParameters(LESetScanParameters(active: true, ownAddressType: 0x01)))
-        #expect(expectSuccess(observer, .leSetScanEnable(LESetScanEnable(enable: true))).count == 1)
+        let observer = scene.link.addController(publicAddress: VirtualAddress.thirdPublic)
+        bringUpController(observer, random: VirtualAddress.thirdRandom)
+        expectCommandComplete(observer, .leSetScanParameters(LESetScanParameters(active: true, ownAddressType: 0x01)))
+        #expect(expectCommandComplete(observer, .leSetScanEnable(LESetScanEnable(enable: true))).count == 1)
     }
 
     @Test("an initiator waiting for an advertiser connects as soon as it starts advertising")
     func createConnectionBeforeAdvertising() {
         let scene = AdvertisingScene()
-        #expect(hexes(scene.central.receive(hostPacket: HCICommand.leCreateConnection(
-            LECreateConnection(peerAddress: TestAddress.peripheralRandom)).packet)) == ["04 0f 04 00 01 0d 20"])
+        #expect(hexLines(scene.central.receive(hostPacket: HCICommand.leCreateConnection(
+            LECreateConnection(peerAddress: VirtualAddress.peripheralRandom)).packet)) == ["04 0f 04 00 01 0d 20"])
         scene.link.clock.advance(by: .seconds(5))
         #expect(scene.central.takeOutput().isEmpty, "nobody to connect to yet")
-        let enabled = hexes(scene.peripheral.receive(hostPacket: HCICommand.leSetAdvertisingParameters(
+        let enabled = hexLines(scene.peripheral.receive(hostPacket: HCICommand.leSetAdvertisingParameters(
             LESetAdvertisingParameters(ownAddressType: 0x01)).packet)
             + scene.peripheral.receive(hostPacket: HCICommand.leSetAdvertisingEnable(LESetAdvertisingEnable(enable: true)).packet))
         #expect(enabled == ["04 0e 04 01 06 20 00", "04 0e 04 01 0a 20 00", peripheralConnectionComplete, channelSelection2])
-        #expect(hexes(scene.central.takeOutput()) == [centralConnectionComplete, channelSelection2])
+        #expect(hexLines(scene.central.takeOutput()) == [centralConnectionComplete, channelSelection2])
     }
 
     @Test("LE Create Connection Cancel: Command Complete, then Connection Complete with Unknown Connection Identifier")
     func cancel() {
         let scene = AdvertisingScene()
-        #expect(hexes(scene.central.receive(hostPacket: HCICommand.leCreateConnectionCancel.packet)) == ["04 0e 04 01 0e 20 0c"],
+        #expect(hexLines(scene.central.receive(hostPacket: HCICommand.leCreateConnectionCancel.packet)) == ["04 0e 04 01 0e 20 0c"],
                 "nothing to cancel")
-        scene.central.receive(hostPacket: HCICommand.leCreateConnection(LECreateConnection(peerAddress: TestAddress.peripheralRandom)).packet)
-        #expect(hexes(scene.central.receive(hostPacket: HCICommand.leCreateConnection(
-            LECreateConnection(peerAddress: TestAddress.peripheralRandom)).packet)) == ["04 0f 04 0c 01 0d 20"], "one at a time")
-        #expect(hexes(scene.central.receive(hostPacket: HCICommand.leCreateConnectionCancel.packet)) == [
+        scene.central.receive(hostPacket: HCICommand.leCreateConnection(LECreateConnection(peerAddress: VirtualAddress.peripheralRandom)).packet)
+        #expect(hexLines(scene.central.receive(hostPacket: HCICommand.leCreateConnection(
+            LECreateConnection(peerAddress: VirtualAddress.peripheralRandom)).packet)) == ["04 0f 04 0c 01 0d 20"], "one at a time")
+        #expect(hexLines(scene.central.receive(hostPacket: HCICommand.leCreateConnectionCancel.packet)) == [
             "04 0e 04 01 0e 20 00",
             "04 3e 13 01 02 00 00 00 01 \(peripheralRandomWire) 00 00 00 00 00 00 00",
         ])
@@ -90,15 +90,15 @@ struct VirtualControllerConnectionTests {
     func extendedConnection() {
         let scene = AdvertisingScene(leEventMask: leMaskAll)
         scene.advertiseExtended(properties: [.connectable], data: AdvertisingScene.advertisingData)
-        let output = hexes(scene.central.receive(hostPacket: HCICommand.leExtendedCreateConnection(
-            LEExtendedCreateConnection(peerAddress: TestAddress.peripheralRandom)).packet))
+        let output = hexLines(scene.central.receive(hostPacket: HCICommand.leExtendedCreateConnection(
+            LEExtendedCreateConnection(peerAddress: VirtualAddress.peripheralRandom)).packet))
         let zeros = Array(repeating: "00", count: 12).joined(separator: " ")
         #expect(output == [
             "04 0f 04 00 01 43 20",
             "04 3e 1f 0a 00 40 00 00 01 \(peripheralRandomWire) \(zeros) 18 00 00 00 f4 01 00",
             channelSelection2,
         ])
-        #expect(hexes(scene.peripheral.takeOutput()) == [
+        #expect(hexLines(scene.peripheral.takeOutput()) == [
             "04 3e 1f 0a 00 40 00 01 01 \(centralRandomWire) \(zeros) 18 00 00 00 f4 01 00",
             channelSelection2,
             // Status, Advertising_Handle 0, Connection_Handle 0x0040, one completed advertising event.
@@ -109,22 +109,22 @@ struct VirtualControllerConnectionTests {
     @Test("a second LE Create Connection to a connected device fails with Connection Already Exists")
     func connectionAlreadyExists() {
         let scene = AdvertisingScene.connected()
-        #expect(hexes(scene.central.receive(hostPacket: HCICommand.leCreateConnection(
-            LECreateConnection(peerAddress: TestAddress.peripheralRandom)).packet)) == ["04 0f 04 0b 01 0d 20"])
+        #expect(hexLines(scene.central.receive(hostPacket: HCICommand.leCreateConnection(
+            LECreateConnection(peerAddress: VirtualAddress.peripheralRandom)).packet)) == ["04 0f 04 0b 01 0d 20"])
     }
 
     @Test("Disconnect: the local host hears Connection Terminated By Local Host, the remote host the reason given")
     func disconnectReasons() {
         let scene = AdvertisingScene.connected()
-        #expect(hexes(scene.central.receive(hostPacket: HCICommand.disconnect(Disconnect(connectionHandle: 0x41)).packet))
+        #expect(hexLines(scene.central.receive(hostPacket: HCICommand.disconnect(Disconnect(connectionHandle: 0x41)).packet))
             == ["04 0f 04 02 01 06 04"], "unknown handle")
-        #expect(hexes(scene.central.receive(hostPacket: HCICommand.disconnect(
+        #expect(hexLines(scene.central.receive(hostPacket: HCICommand.disconnect(
             Disconnect(connectionHandle: 0x40, reason: HCIStatus(rawValue: 0x16))).packet)) == ["04 0f 04 12 01 06 04"],
             "0x16 is not a reason a host may give")
-        #expect(hexes(scene.peripheral.receive(hostPacket: HCICommand.disconnect(
+        #expect(hexLines(scene.peripheral.receive(hostPacket: HCICommand.disconnect(
             Disconnect(connectionHandle: 0x40, reason: HCIStatus(rawValue: 0x15))).packet))
             == ["04 0f 04 00 01 06 04", "04 05 04 00 40 00 16"])
-        #expect(hexes(scene.central.takeOutput()) == ["04 05 04 00 40 00 15"])
+        #expect(hexLines(scene.central.takeOutput()) == ["04 05 04 00 40 00 15"])
         #expect(scene.link.connections.isEmpty)
         #expect(scene.central.connectionHandles.isEmpty && scene.peripheral.connectionHandles.isEmpty)
     }
@@ -135,15 +135,15 @@ struct VirtualControllerConnectionTests {
         let update = HCICommand.leConnectionUpdate(LEConnectionUpdate(connectionHandle: 0x40, connection: LEConnectionParameters(
             connectionIntervalMin: 0x0010, connectionIntervalMax: 0x0010, maxLatency: 2, supervisionTimeout: 0x0100)))
         let complete = "04 3e 0a 03 00 40 00 10 00 02 00 00 01"
-        #expect(hexes(scene.central.receive(hostPacket: update.packet)) == ["04 0f 04 00 01 13 20", complete])
-        #expect(hexes(scene.peripheral.takeOutput()) == [complete])
-        #expect(hexes(scene.central.receive(hostPacket: update.packet)) == ["04 0f 04 00 01 13 20", complete])
+        #expect(hexLines(scene.central.receive(hostPacket: update.packet)) == ["04 0f 04 00 01 13 20", complete])
+        #expect(hexLines(scene.peripheral.takeOutput()) == [complete])
+        #expect(hexLines(scene.central.receive(hostPacket: update.packet)) == ["04 0f 04 00 01 13 20", complete])
         #expect(scene.peripheral.takeOutput().isEmpty)
         #expect(scene.link.connections.first?.interval == 0x10)
         // Supervision timeout 0x000A (100 ms) is too short for a 20 ms interval with latency 2.
         let invalid = HCICommand.leConnectionUpdate(LEConnectionUpdate(connectionHandle: 0x40, connection: LEConnectionParameters(
             connectionIntervalMin: 0x0010, connectionIntervalMax: 0x0010, maxLatency: 2, supervisionTimeout: 0x000A)))
-        #expect(hexes(scene.central.receive(hostPacket: invalid.packet)) == ["04 0f 04 12 01 13 20"])
+        #expect(hexLines(scene.central.receive(hostPacket: invalid.packet)) == ["04 0f 04 12 01 13 20"])
     }
 
     @Test("a peripheral without the Connection Parameters Request procedure cannot update: Unsupported Remote Feature")
@@ -151,38 +151,38 @@ struct VirtualControllerConnectionTests {
         let scene = AdvertisingScene.connected()
         let update = HCICommand.leConnectionUpdate(LEConnectionUpdate(connectionHandle: 0x40, connection: LEConnectionParameters(
             connectionIntervalMin: 0x0010, connectionIntervalMax: 0x0010)))
-        #expect(hexes(scene.peripheral.receive(hostPacket: update.packet))
+        #expect(hexLines(scene.peripheral.receive(hostPacket: update.packet))
             == ["04 0f 04 00 01 13 20", "04 3e 0a 03 1a 40 00 18 00 00 00 f4 01"])
         #expect(scene.central.takeOutput().isEmpty)
 
         let capable = AdvertisingScene.connected { $0.leFeatures.insert(.connectionParametersRequestProcedure) }
-        #expect(hexes(capable.peripheral.receive(hostPacket: update.packet))
+        #expect(hexLines(capable.peripheral.receive(hostPacket: update.packet))
             == ["04 0f 04 00 01 13 20", "04 3e 0a 03 00 40 00 10 00 00 00 f4 01"])
-        #expect(hexes(capable.central.takeOutput()) == ["04 3e 0a 03 00 40 00 10 00 00 00 f4 01"])
+        #expect(hexLines(capable.central.takeOutput()) == ["04 3e 0a 03 00 40 00 10 00 00 00 f4 01"])
     }
 
     @Test("LE Set Data Length: Command Complete, then Data Length Change on both sides with each direction's values")
     func dataLength() {
         let scene = AdvertisingScene.connected()
-        #expect(hexes(scene.central.receive(hostPacket: HCICommand.leSetDataLength(LESetDataLength(connectionHandle: 0x40)).packet)) == [
+        #expect(hexLines(scene.central.receive(hostPacket: HCICommand.leSetDataLength(LESetDataLength(connectionHandle: 0x40)).packet)) == [
             "04 0e 06 01 22 20 00 40 00",
             "04 3e 0b 07 40 00 fb 00 48 08 1b 00 48 01",
         ])
-        #expect(hexes(scene.peripheral.takeOutput()) == ["04 3e 0b 07 40 00 1b 00 48 01 fb 00 48 08"])
+        #expect(hexLines(scene.peripheral.takeOutput()) == ["04 3e 0b 07 40 00 1b 00 48 01 fb 00 48 08"])
         #expect(scene.link.connections.first?.centralToPeripheralOctets == 251)
-        #expect(hexes(scene.central.receive(hostPacket: HCICommand.leSetDataLength(LESetDataLength(connectionHandle: 0x40)).packet))
+        #expect(hexLines(scene.central.receive(hostPacket: HCICommand.leSetDataLength(LESetDataLength(connectionHandle: 0x40)).packet))
             == ["04 0e 06 01 22 20 00 40 00"], "no change, no event")
-        #expect(hexes(scene.central.receive(hostPacket: HCICommand.leSetDataLength(LESetDataLength(connectionHandle: 0x40, txOctets: 10)).packet))
+        #expect(hexLines(scene.central.receive(hostPacket: HCICommand.leSetDataLength(LESetDataLength(connectionHandle: 0x40, txOctets: 10)).packet))
             == ["04 0e 06 01 22 20 12 40 00"])
     }
 
     @Test("a suggested default data length above 27 makes the controller update the data length when connecting")
     func suggestedDataLengthAppliesOnConnection() {
         let scene = AdvertisingScene()
-        expectSuccess(scene.central, .leWriteSuggestedDefaultDataLength(LEWriteSuggestedDefaultDataLength()))
-        expectSuccess(scene.peripheral, .leWriteSuggestedDefaultDataLength(LEWriteSuggestedDefaultDataLength()))
+        expectCommandComplete(scene.central, .leWriteSuggestedDefaultDataLength(LEWriteSuggestedDefaultDataLength()))
+        expectCommandComplete(scene.peripheral, .leWriteSuggestedDefaultDataLength(LEWriteSuggestedDefaultDataLength()))
         #expect(scene.connectLegacy() == [centralConnectionComplete, channelSelection2, "04 3e 0b 07 40 00 fb 00 48 08 fb 00 48 08"])
-        #expect(hexes(scene.peripheral.takeOutput())
+        #expect(hexLines(scene.peripheral.takeOutput())
             == [peripheralConnectionComplete, channelSelection2, "04 3e 0b 07 40 00 fb 00 48 08 fb 00 48 08"])
     }
 
@@ -190,32 +190,32 @@ struct VirtualControllerConnectionTests {
     func phyUpdate() {
         let scene = AdvertisingScene.connected()
         let setPHY = HCICommand.leSetPHY(LESetPHY(connectionHandle: 0x40, txPHYs: .le2M, rxPHYs: .le2M))
-        #expect(hexes(scene.central.receive(hostPacket: setPHY.packet)) == ["04 0f 04 00 01 32 20", "04 3e 06 0c 00 40 00 02 02"])
-        #expect(hexes(scene.peripheral.takeOutput()) == ["04 3e 06 0c 00 40 00 02 02"])
-        #expect(hexes(scene.peripheral.receive(hostPacket: HCICommand.leReadPHY(ConnectionHandleParameter(connectionHandle: 0x40)).packet))
+        #expect(hexLines(scene.central.receive(hostPacket: setPHY.packet)) == ["04 0f 04 00 01 32 20", "04 3e 06 0c 00 40 00 02 02"])
+        #expect(hexLines(scene.peripheral.takeOutput()) == ["04 3e 06 0c 00 40 00 02 02"])
+        #expect(hexLines(scene.peripheral.receive(hostPacket: HCICommand.leReadPHY(ConnectionHandleParameter(connectionHandle: 0x40)).packet))
             == ["04 0e 08 01 30 20 00 40 00 02 02"])
 
         // The peer cannot do 2M: the request is accepted, nothing changes, only the requesting host hears it.
         let oneMPeer = AdvertisingScene.connected(peripheral: { $0.leFeatures.remove(.le2MPHY) })
-        #expect(hexes(oneMPeer.central.receive(hostPacket: setPHY.packet)) == ["04 0f 04 00 01 32 20", "04 3e 06 0c 00 40 00 01 01"])
+        #expect(hexLines(oneMPeer.central.receive(hostPacket: setPHY.packet)) == ["04 0f 04 00 01 32 20", "04 3e 06 0c 00 40 00 01 01"])
         #expect(oneMPeer.peripheral.takeOutput().isEmpty, "nothing changed for the peer")
         let allPHYs = HCICommand.leSetPHY(LESetPHY(connectionHandle: 0x40, allPHYs: 0x03, txPHYs: [], rxPHYs: []))
-        #expect(hexes(oneMPeer.central.receive(hostPacket: allPHYs.packet)) == ["04 0f 04 00 01 32 20", "04 3e 06 0c 00 40 00 01 01"])
+        #expect(hexLines(oneMPeer.central.receive(hostPacket: allPHYs.packet)) == ["04 0f 04 00 01 32 20", "04 3e 06 0c 00 40 00 01 01"])
         // A controller with neither 2M nor Coded does not have the PHY commands at all (Core Vol 4 Part E §3).
-        #expect(hexes(oneMPeer.peripheral.receive(hostPacket: setPHY.packet)) == ["04 0e 04 01 32 20 01"])
+        #expect(hexLines(oneMPeer.peripheral.receive(hostPacket: setPHY.packet)) == ["04 0e 04 01 32 20 01"])
     }
 
     @Test("Read Remote Version Information and LE Read Remote Features return the peer's configuration")
     func remoteInformation() {
         let scene = AdvertisingScene.connected { $0.companyIdentifier = 0x0059 }
-        #expect(hexes(scene.central.receive(hostPacket: HCICommand.readRemoteVersionInformation(ConnectionHandleParameter(connectionHandle: 0x40)).packet))
+        #expect(hexLines(scene.central.receive(hostPacket: HCICommand.readRemoteVersionInformation(ConnectionHandleParameter(connectionHandle: 0x40)).packet))
             == ["04 0f 04 00 01 1d 04", "04 0c 08 00 40 00 0c 59 00 01 00"])
-        #expect(hexes(scene.peripheral.receive(hostPacket: HCICommand.leReadRemoteFeatures(ConnectionHandleParameter(connectionHandle: 0x40)).packet))
+        #expect(hexLines(scene.peripheral.receive(hostPacket: HCICommand.leReadRemoteFeatures(ConnectionHandleParameter(connectionHandle: 0x40)).packet))
             == ["04 0f 04 00 01 16 20", "04 3e 0c 04 00 40 00 28 51 00 00 00 00 00 00"])
-        #expect(hexes(scene.central.receive(hostPacket: rawCommand(0x1405, [0x40, 0x00]))) == ["04 0e 07 01 05 14 00 40 00 ce"])
+        #expect(hexLines(scene.central.receive(hostPacket: rawCommand(0x1405, [0x40, 0x00]))) == ["04 0e 07 01 05 14 00 40 00 ce"])
 
         let noPeripheralExchange = AdvertisingScene.connected { $0.leFeatures.remove(.peripheralInitiatedFeaturesExchange) }
-        #expect(hexes(noPeripheralExchange.peripheral.receive(hostPacket: HCICommand.leReadRemoteFeatures(
+        #expect(hexLines(noPeripheralExchange.peripheral.receive(hostPacket: HCICommand.leReadRemoteFeatures(
             ConnectionHandleParameter(connectionHandle: 0x40)).packet))
             == ["04 0f 04 00 01 16 20", "04 3e 0c 04 1a 40 00 00 00 00 00 00 00 00 00"])
     }
@@ -223,13 +223,13 @@ struct VirtualControllerConnectionTests {
     @Test("a peer reset is noticed when the supervision timeout expires: Disconnection Complete, Connection Timeout")
     func peerResetTimesOut() {
         let scene = AdvertisingScene.connected()
-        expectSuccess(scene.peripheral, .reset)
+        expectCommandComplete(scene.peripheral, .reset)
         #expect(scene.peripheral.connectionHandles.isEmpty)
         scene.link.clock.advance(by: .milliseconds(4_999))
         #expect(scene.central.takeOutput().isEmpty)
         #expect(scene.link.connections.first?.isLost == true)
         scene.link.clock.advance(by: .milliseconds(1))
-        #expect(hexes(scene.central.takeOutput()) == ["04 05 04 00 40 00 08"])
+        #expect(hexLines(scene.central.takeOutput()) == ["04 05 04 00 40 00 08"])
         #expect(scene.peripheral.takeOutput().isEmpty, "the reset side has forgotten the connection")
         #expect(scene.link.connections.isEmpty)
     }
@@ -237,13 +237,13 @@ struct VirtualControllerConnectionTests {
     @Test("one peripheral serves two centrals; each connection has its own handles")
     func twoCentrals() {
         let scene = AdvertisingScene.connected()
-        let second = scene.link.addController(publicAddress: TestAddress.thirdPublic)
-        bringUp(second, random: TestAddress.thirdRandom)
+        let second = scene.link.addController(publicAddress: VirtualAddress.thirdPublic)
+        bringUpController(second, random: VirtualAddress.thirdRandom)
         scene.advertiseLegacy()
-        let output = hexes(second.receive(hostPacket: HCICommand.leCreateConnection(
-            LECreateConnection(peerAddress: TestAddress.peripheralRandom)).packet))
+        let output = hexLines(second.receive(hostPacket: HCICommand.leCreateConnection(
+            LECreateConnection(peerAddress: VirtualAddress.peripheralRandom)).packet))
         #expect(output == ["04 0f 04 00 01 0d 20", centralConnectionComplete, channelSelection2])
-        #expect(hexes(scene.peripheral.takeOutput()) == [
+        #expect(hexLines(scene.peripheral.takeOutput()) == [
             "04 3e 13 01 00 41 00 01 01 03 00 00 00 00 c3 18 00 00 00 f4 01 00", "04 3e 04 14 41 00 01",
         ])
         #expect(scene.peripheral.connectionHandles == [0x40, 0x41])

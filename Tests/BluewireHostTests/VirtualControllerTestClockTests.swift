@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// Collects values from `@Sendable` closures run by the clock.
-final class Recorder<Value: Sendable>: Sendable {
+final class SendableRecorder<Value: Sendable>: Sendable {
     private let storage = Mutex<[Value]>([])
     func append(_ value: Value) { storage.withLock { $0.append(value) } }
     var values: [Value] { storage.withLock { $0 } }
@@ -15,7 +15,7 @@ struct TestClockTests {
     @Test("actions run in deadline order, ties in scheduling order, each seeing its own deadline as now")
     func actionsRunInDeadlineOrder() {
         let clock = TestClock()
-        let log = Recorder<String>()
+        let log = SendableRecorder<String>()
         clock.schedule(at: MonotonicInstant(microseconds: 300)) { log.append("c@\(clock.monotonicNow.microseconds)") }
         clock.schedule(at: MonotonicInstant(microseconds: 100)) { log.append("a@\(clock.monotonicNow.microseconds)") }
         clock.schedule(at: MonotonicInstant(microseconds: 300)) { log.append("d@\(clock.monotonicNow.microseconds)") }
@@ -31,7 +31,7 @@ struct TestClockTests {
     @Test("actions scheduled by a running action run in the same advance when they fall due")
     func actionsScheduledDuringAdvanceRun() {
         let clock = TestClock()
-        let log = Recorder<Int64>()
+        let log = SendableRecorder<Int64>()
         clock.schedule(after: .milliseconds(10)) {
             log.append(clock.monotonicNow.microseconds)
             clock.schedule(after: .milliseconds(10)) { log.append(clock.monotonicNow.microseconds) }
@@ -45,7 +45,7 @@ struct TestClockTests {
     @Test("a cancelled action never runs and a deadline in the past runs on the next advance")
     func cancelAndPastDeadlines() {
         let clock = TestClock(start: MonotonicInstant(microseconds: 1_000))
-        let log = Recorder<String>()
+        let log = SendableRecorder<String>()
         let token = clock.schedule(after: .seconds(1)) { log.append("cancelled") }
         clock.schedule(at: .zero) { log.append("late") }
         #expect(log.values.isEmpty, "scheduling never runs an action inline")
@@ -59,7 +59,7 @@ struct TestClockTests {
     @Test("runUntilIdle stops at its limit even when work is periodic")
     func runUntilIdleStopsAtLimit() {
         let clock = TestClock()
-        let ticks = Recorder<Int64>()
+        let ticks = SendableRecorder<Int64>()
         @Sendable func tick() {
             ticks.append(clock.monotonicNow.microseconds)
             clock.schedule(after: .milliseconds(100), tick)
@@ -73,7 +73,7 @@ struct TestClockTests {
     @Test("a task sleeping on the clock resumes only when time is advanced past its deadline")
     func sleeperResumesOnAdvance() async throws {
         let clock = TestClock()
-        let woke = Recorder<Int64>()
+        let woke = SendableRecorder<Int64>()
         let task = Task {
             try await clock.sleep(for: .seconds(30))
             woke.append(clock.monotonicNow.microseconds)

@@ -5,7 +5,7 @@ import Testing
 
 /// Packets with the virtual time at which a host received them.
 final class TimedLog: Sendable {
-    private let recorder = Recorder<(Int64, String)>()
+    private let recorder = SendableRecorder<(Int64, String)>()
     func append(_ time: MonotonicInstant, _ packet: HCIPacket) { recorder.append((time.microseconds, packet.hex)) }
     var entries: [(Int64, String)] { recorder.values }
     func times(matching prefix: String) -> [Int64] { entries.filter { $0.1.hasPrefix(prefix) }.map(\.0) }
@@ -69,7 +69,7 @@ struct VirtualControllerTimingTests {
         let scene = AdvertisingScene(timing: .radio())
         scene.advertiseLegacy()
         let logs = scene.logOutput()
-        scene.central.receive(hostPacket: HCICommand.leCreateConnection(LECreateConnection(peerAddress: TestAddress.peripheralRandom)).packet)
+        scene.central.receive(hostPacket: HCICommand.leCreateConnection(LECreateConnection(peerAddress: VirtualAddress.peripheralRandom)).packet)
         scene.link.clock.advance(by: .milliseconds(99))
         #expect(logs.central.times(matching: "04 3e 13 01").isEmpty)
         scene.link.clock.advance(by: .milliseconds(1))
@@ -90,7 +90,7 @@ struct VirtualControllerTimingTests {
         // empty one on LE 1M takes 112 + 150 + 80 + 150 = 492 µs.
         let expected: [Int64] = [101_742, 102_234, 131_742, 132_234, 161_742, 162_234]
         #expect(logs.peripheral.times(matching: "02 40 20") == expected)
-        #expect(logs.central.times(matching: completed(1)) == expected)
+        #expect(logs.central.times(matching: nocpEvent(1)) == expected)
     }
 
     @Test("NOCP can be reported once per connection event instead of per packet")
@@ -102,7 +102,7 @@ struct VirtualControllerTimingTests {
         let logs = scene.logOutput()
         for _ in 0..<5 { scene.central.receive(hostPacket: aclPacket(l2capFrame(payload: 0))) }
         scene.link.clock.advance(by: .milliseconds(100))
-        #expect(logs.central.entries.map(\.1) == [completed(2), completed(2), completed(1)])
+        #expect(logs.central.entries.map(\.1) == [nocpEvent(2), nocpEvent(2), nocpEvent(1)])
         #expect(logs.central.entries.map(\.0) == [102_234, 132_234, 161_742])
     }
 
@@ -149,8 +149,8 @@ struct VirtualControllerTimingTests {
         for (delay, expectedReports) in [(Int64(0), 11), (60, 0)] {
             let scene = AdvertisingScene(timing: .radio())
             // Interval 100 ms, window 50 ms.
-            expectSuccess(scene.central, .leSetScanParameters(LESetScanParameters(active: false, scanInterval: 0xA0, scanWindow: 0x50, ownAddressType: 0x01)))
-            expectSuccess(scene.central, .leSetScanEnable(LESetScanEnable(enable: true)))
+            expectCommandComplete(scene.central, .leSetScanParameters(LESetScanParameters(active: false, scanInterval: 0xA0, scanWindow: 0x50, ownAddressType: 0x01)))
+            expectCommandComplete(scene.central, .leSetScanEnable(LESetScanEnable(enable: true)))
             scene.link.clock.advance(by: .milliseconds(delay))
             scene.advertiseLegacy()
             scene.link.clock.advance(to: MonotonicInstant(microseconds: 1_000_000))
@@ -201,7 +201,7 @@ struct VirtualControllerDeterminismTests {
         scene.central.receive(hostPacket: HCICommand.leSetScanEnable(LESetScanEnable(enable: true)).packet)
         scene.link.clock.advance(by: .milliseconds(350))
         scene.central.receive(hostPacket: HCICommand.leSetScanEnable(LESetScanEnable(enable: false)).packet)
-        scene.central.receive(hostPacket: HCICommand.leCreateConnection(LECreateConnection(peerAddress: TestAddress.peripheralRandom)).packet)
+        scene.central.receive(hostPacket: HCICommand.leCreateConnection(LECreateConnection(peerAddress: VirtualAddress.peripheralRandom)).packet)
         scene.link.clock.advance(by: .milliseconds(200))
         for size in [3, 60, 200] {
             scene.central.receive(hostPacket: aclPacket(l2capFrame(payload: size)))

@@ -5,7 +5,7 @@ import BluewireTransport
 import Testing
 
 /// Sends a command through a transport and returns the next inbound packet's hex.
-func exchange(_ transport: VirtualTransport, _ iterator: inout HCIInboundPackets.AsyncIterator, _ command: HCICommand) async throws -> String? {
+func sendThenReceive(_ transport: VirtualTransport, _ iterator: inout HCIInboundPackets.AsyncIterator, _ command: HCICommand) async throws -> String? {
     try await transport.send(command.packet)
     return try await iterator.next()?.hex
 }
@@ -15,21 +15,21 @@ struct VirtualControllerTransportTests {
     @Test("a command sent through the transport is answered on inbound")
     func commandRoundTrip() async throws {
         let link = VirtualLink()
-        let transport = VirtualTransport(controller: link.addController(publicAddress: TestAddress.centralPublic))
+        let transport = VirtualTransport(controller: link.addController(publicAddress: VirtualAddress.centralPublic))
         var inbound = transport.inbound.makeAsyncIterator()
-        #expect(try await exchange(transport, &inbound, .reset) == "04 0e 04 01 03 0c 00")
-        #expect(try await exchange(transport, &inbound, .leReadBufferSize) == "04 0e 07 01 02 20 00 fb 00 08")
+        #expect(try await sendThenReceive(transport, &inbound, .reset) == "04 0e 04 01 03 0c 00")
+        #expect(try await sendThenReceive(transport, &inbound, .leReadBufferSize) == "04 0e 07 01 02 20 00 fb 00 08")
         await transport.close()
     }
 
     @Test("two transports on one link: advertising reaches the scanner, a connection forms and ACL flows both ways")
     func twoHostsOnOneLink() async throws {
         let link = VirtualLink()
-        let central = VirtualTransport(controller: link.addController(publicAddress: TestAddress.centralPublic))
-        let peripheral = VirtualTransport(controller: link.addController(publicAddress: TestAddress.peripheralPublic))
+        let central = VirtualTransport(controller: link.addController(publicAddress: VirtualAddress.centralPublic))
+        let peripheral = VirtualTransport(controller: link.addController(publicAddress: VirtualAddress.peripheralPublic))
         var centralInbound = central.inbound.makeAsyncIterator()
         var peripheralInbound = peripheral.inbound.makeAsyncIterator()
-        for (transport, random) in [(central, TestAddress.centralRandom), (peripheral, TestAddress.peripheralRandom)] {
+        for (transport, random) in [(central, VirtualAddress.centralRandom), (peripheral, VirtualAddress.peripheralRandom)] {
             for command: HCICommand in [
                 .reset, .setEventMask(EventMask(rawValue: eventMaskWithLEMeta)),
                 .leSetEventMask(EventMask(rawValue: leMaskLegacyConnection)),
@@ -52,7 +52,7 @@ struct VirtualControllerTransportTests {
         #expect(try await centralInbound.next()?.hex == legacyADVIND)
 
         try await central.send(HCICommand.leSetScanEnable(LESetScanEnable(enable: false)).packet)
-        try await central.send(HCICommand.leCreateConnection(LECreateConnection(peerAddress: TestAddress.peripheralRandom)).packet)
+        try await central.send(HCICommand.leCreateConnection(LECreateConnection(peerAddress: VirtualAddress.peripheralRandom)).packet)
         var centralSeen: [String] = []
         for _ in 0..<4 { centralSeen.append(try await centralInbound.next()?.hex ?? "") }
         #expect(centralSeen == ["04 0e 04 01 0c 20 00", "04 0f 04 00 01 0d 20", centralConnectionComplete, channelSelection2])
@@ -62,12 +62,12 @@ struct VirtualControllerTransportTests {
 
         let ping = l2capFrame(payload: 2)
         try await central.send(aclPacket(ping))
-        #expect(try await centralInbound.next()?.hex == completed(1))
-        #expect(try await peripheralInbound.next()?.hex == delivered(start: true, ping[...]))
+        #expect(try await centralInbound.next()?.hex == nocpEvent(1))
+        #expect(try await peripheralInbound.next()?.hex == deliveredACL(start: true, ping[...]))
         let pong = l2capFrame(payload: 6)
         try await peripheral.send(aclPacket(pong))
-        #expect(try await peripheralInbound.next()?.hex == completed(1))
-        #expect(try await centralInbound.next()?.hex == delivered(start: true, pong[...]))
+        #expect(try await peripheralInbound.next()?.hex == nocpEvent(1))
+        #expect(try await centralInbound.next()?.hex == deliveredACL(start: true, pong[...]))
         await central.close()
         await peripheral.close()
     }
@@ -80,7 +80,7 @@ struct VirtualControllerTransportTests {
             var inbound = transport.inbound.makeAsyncIterator()
             return try await inbound.next()?.hex
         }
-        expectSuccess(scene.peripheral, .reset)
+        expectCommandComplete(scene.peripheral, .reset)
         await scene.link.clock.advance(by: .seconds(5))
         #expect(try await waiter.value == "04 05 04 00 40 00 08")
         await transport.close()
@@ -99,7 +99,7 @@ struct VirtualControllerTransportTests {
         scene.central.receive(hostPacket: aclPacket(l2capFrame(payload: 1)))
         let second = VirtualTransport(controller: scene.peripheral)
         var inbound = second.inbound.makeAsyncIterator()
-        #expect(try await inbound.next()?.hex == delivered(start: true, l2capFrame(payload: 1)[...]))
+        #expect(try await inbound.next()?.hex == deliveredACL(start: true, l2capFrame(payload: 1)[...]))
         await second.close()
     }
 }
