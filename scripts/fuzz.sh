@@ -37,6 +37,8 @@ targets=(
   "gatt-server:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT|4096"
   "btsnoop:BluewireCore BluewireSnoop|16384|Capture"
   "pcapng:BluewireCore BluewireSnoop|16384|Capture"
+  "capture-analysis:BluewireCore BluewireSnoop BluewireHCI BluewireL2CAP BluewireATT BluewireGATT BluewireAnalysis|8192"
+  "gatt-database-json:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT|8192"
 )
 
 # module: its sources | the modules it depends on
@@ -54,6 +56,7 @@ module_deps() {
     BluewireL2CAP) echo "BluewireCore BluewireHCI" ;;
     BluewireATT) echo "BluewireCore BluewireHCI BluewireL2CAP" ;;
     BluewireGATT) echo "BluewireCore BluewireHCI BluewireL2CAP BluewireATT" ;;
+    BluewireAnalysis) echo "BluewireCore BluewireSnoop BluewireHCI BluewireL2CAP BluewireATT BluewireGATT" ;;
     *) echo "fuzz: unknown module $1" >&2; return 1 ;;
   esac
 }

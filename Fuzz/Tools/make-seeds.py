@@ -24,8 +24,12 @@ rng = random.Random(20261122)
 
 # ---------------------------------------------------------------- capture reading
 
-def read_btsnoop(path):
-    """Yields (direction, h4 bytes) for datalink 1002 files; offsets of records for slicing."""
+MONITOR_H4 = {2: 0x01, 3: 0x04, 4: 0x02, 5: 0x02, 6: 0x03, 7: 0x03, 18: 0x05, 19: 0x05}
+
+
+def read_btsnoop(path, notes=None):
+    """(file bytes, [(offset, direction, h4 bytes)]) for datalinks 1002 and 2001 (monitor records that
+    carry HCI packets are given their H4 indicator; the others go to `notes` as (opcode, data))."""
     data = open(path, "rb").read()
     if data[:8] != b"btsnoop\0":
         return data, []
@@ -37,8 +41,14 @@ def read_btsnoop(path):
         if i + 24 + incl > len(data):
             break
         body = data[i + 24:i + 24 + incl]
-        if datalink == 1002:
+        if datalink == 1002 and body:
             records.append((i, flags & 1, body))
+        elif datalink == 2001:
+            opcode = flags & 0xFFFF
+            if opcode in MONITOR_H4:
+                records.append((i, 0 if opcode in (2, 4, 6, 18) else 1, bytes([MONITOR_H4[opcode]]) + body))
+            elif notes is not None:
+                notes.append((opcode, body))
         i += 24 + incl
     return data, records
 
@@ -455,9 +465,58 @@ def seeds_gatt_server(packets):
     return seeds
 
 
+def seeds_capture_analysis(packets):
+    # Input: records as (meta, 16-bit length, bytes), see Fuzz/Targets/capture-analysis.swift. Windows of
+    # consecutive packets of each capture, plus the Linux monitor notes none of the captures has.
+    seeds = []
+    by_capture = {}
+    for name, d, p in packets:
+        by_capture.setdefault(name, []).append((d, p))
+    for name, items in sorted(by_capture.items()):
+        for _ in range(25):
+            start = rng.randrange(max(1, len(items) - 10))
+            out = bytearray()
+            for d, p in items[start:start + rng.randint(1, 10)]:
+                out += bytes([d]) + struct.pack("<H", len(p)) + p
+            seeds.append(bytes(out))
+    notes = [bytes([12]) + b"Bluetooth daemon 5.66\0", bytes([13, 6, 8]) + b"bluetoothd\0" + b"src/adapter.c:adapter_start()\0",
+             bytes([0, 0, 0, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]) + b"hci0\0\0\0\0", bytes([8]), bytes([10, 1, 2, 3])]
+    for note in notes:
+        seeds.append(bytes([0x0A]) + struct.pack("<H", len(note)) + note)
+    seeds.append(bytes([0x0C, 0, 0, 0x0E, 3, 0, 0xFF]))
+    return seeds
+
+
+def seeds_gatt_database_json():
+    # Database files in both forms of GATTDatabase(json:) (see its documentation), and JSON edge cases.
+    table = b"""{ "attributes": [
+  { "handle": "0x0001", "type": "0x2800", "value": "0018", "perms": ["read"] },
+  { "handle": "0x0002", "type": "0x2803", "value": "020300002a", "perms": ["read"] },
+  { "handle": "0x0003", "type": "0x2a00", "value": "426c75655a", "perms": ["read"] },
+  { "handle": 16, "type": "0x2800", "value": "0f18", "perms": ["read"] },
+  { "handle": "0x0011", "type": "0x2803", "value": "1212001a2a", "perms": ["read"] },
+  { "handle": "0x0012", "type": "6e400002-b5a3-f393-e0a9-e50e24dcca9e", "value": "64", "perms": ["read", "write_encrypted"] },
+  { "handle": "0x0013", "type": "0x2902", "value": "0000", "perms": ["read", "write"] } ] }
+"""
+    services = b"""{ "services": [
+  { "uuid": "0x180f", "id": "battery",
+    "characteristics": [
+      { "uuid": "0x2a19", "properties": ["read", "notify"], "value": "64",
+        "descriptors": [ { "uuid": "0x2901", "perms": ["read"], "text": "Battery" } ] } ] },
+  { "uuid": "0x180a", "secondary": true, "id": "info", "characteristics": [
+      { "uuid": "0x2a24", "properties": ["read"], "text": "Model \u00e9\ud83d\ude00" } ] },
+  { "uuid": "6e400001-b5a3-f393-e0a9-e50e24dcca9e", "handle": 32, "includes": ["battery", "info"], "characteristics": [
+      { "uuid": "6e400002-b5a3-f393-e0a9-e50e24dcca9e", "properties": ["write", "write_without_response", "indicate"],
+        "perms": ["write_authenticated"], "cccd_perms": ["read", "write_encrypted"] } ] } ] }
+"""
+    generic = [b'[]', b'{}', b'"\\u0041\\n\\t\\"\\\\"', b'[1, -0, 0.5e10, -12.25E-3, true, false, null]',
+               b'{"a": {"b": [[[[{"c": "d"}]]]]}}', b'  "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"  ', b'[1,2,]', b'{"a":1,"a":2}']
+    return [table, services] + generic
+
+
 def main():
     if "--clean" in sys.argv:
-        for target in ("hci-event", "advertising-data", "l2cap", "att-pdu", "att-bearer", "btsnoop", "pcapng", "h4-framer", "gatt-server"):
+        for target in ("hci-event", "advertising-data", "l2cap", "att-pdu", "att-bearer", "btsnoop", "pcapng", "h4-framer", "gatt-server", "capture-analysis", "gatt-database-json"):
             shutil.rmtree(os.path.join(CORPUS, target), ignore_errors=True)
     packets = all_packets()
     write_corpus("hci-event", seeds_hci_event(packets), 300)
@@ -469,6 +528,8 @@ def main():
     write_corpus("pcapng", seeds_pcapng(packets), 80)
     write_corpus("h4-framer", seeds_h4_framer(packets), 100)
     write_corpus("gatt-server", seeds_gatt_server(packets), 200)
+    write_corpus("capture-analysis", seeds_capture_analysis(packets), 200)
+    write_corpus("gatt-database-json", seeds_gatt_database_json(), 50)
 
 
 if __name__ == "__main__":
