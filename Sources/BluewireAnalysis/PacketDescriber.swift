@@ -86,7 +86,7 @@ enum NoteDescription {
             d.add("controller_index", index)
             switch opcode {
             case .systemNote:
-                d.add("text", text(note.data))
+                addText("text", text(note.data), into: &d)
             case .userLogging:
                 // priority (1), ident length (1), ident (NUL-terminated), message (NUL-terminated).
                 let data = note.data
@@ -95,8 +95,8 @@ enum NoteDescription {
                     let identStart = data.startIndex &+ 2
                     let identEnd = min(identStart &+ identLength, data.endIndex)
                     d.add("priority", data[data.startIndex])
-                    d.add("ident", text(data[identStart..<identEnd]))
-                    d.add("text", text(data[identEnd...]))
+                    addText("ident", text(data[identStart..<identEnd]), into: &d)
+                    addText("text", text(data[identEnd...]), into: &d)
                 }
             case .newIndex:
                 // type (1), bus (1), address (6), name (8).
@@ -107,7 +107,7 @@ enum NoteDescription {
                     if let address = try? reader.readAddress(type: .public, "address") {
                         d.add("address", address.description)
                     }
-                    d.add("name", text(reader.readRemaining()))
+                    addText("name", text(reader.readRemaining()), into: &d)
                 }
             default:
                 if !note.data.isEmpty { d.add("data", hexString(note.data.prefix(32))) }
@@ -127,6 +127,13 @@ enum NoteDescription {
             d.say("Malformed packet block")
             d.fail(error)
         }
+    }
+
+    /// Adds free text from the capture as a field, shown quoted and escaped (as device names are), so
+    /// that a note cannot break the one-line-per-record output or send escape sequences to a terminal.
+    static func addText(_ name: String, _ value: String, into d: inout PacketDescription) {
+        d.add(name, value, shown: false)
+        d.say(name + "=" + JSONWriter.quoted(value))
     }
 
     /// Text up to the first NUL, with invalid UTF-8 replaced.
