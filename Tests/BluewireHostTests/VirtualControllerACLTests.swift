@@ -83,6 +83,23 @@ struct VirtualControllerACLTests {
         #expect(hexLines(scene.peripheral.takeOutput()) == [deliveredACL(start: true, frame[...])])
     }
 
+    @Test("packets to the host never exceed the receiving controller's own LE buffer, even with 251-octet PDUs")
+    func deliveryRespectsReceiverBuffer() {
+        let scene = AdvertisingScene.connected(peripheral: { $0.leBufferSize = .init(packetLength: 100, packetCount: 4) })
+        for controller in [scene.central, scene.peripheral] {
+            controller.receive(hostPacket: HCICommand.leSetDataLength(LESetDataLength(connectionHandle: 0x40)).packet)
+        }
+        _ = scene.central.takeOutput()
+        _ = scene.peripheral.takeOutput()
+        #expect(scene.link.connections.first?.centralToPeripheralOctets == 251)
+        let frame = l2capFrame(payload: 247)
+        #expect(hexLines(scene.central.receive(hostPacket: aclPacket(frame))) == [nocpEvent(1)])
+        #expect(hexLines(scene.peripheral.takeOutput()) == [
+            deliveredACL(start: true, frame[0..<100]), deliveredACL(start: false, frame[100..<200]),
+            deliveredACL(start: false, frame[200...]),
+        ])
+    }
+
     @Test("a controller configured like bumble delivers each L2CAP PDU whole, however it was cut")
     func wholePDUDelivery() {
         let scene = AdvertisingScene.connected(peripheral: { $0.aclDelivery = .wholeL2CAPPDUs })
@@ -124,6 +141,11 @@ struct VirtualControllerACLTests {
             .malformedACLPacket(bytes: [0x40, 0x00, 0x09, 0x00, 0x01]),
         ])
         #expect(scene.peripheral.takeOutput().isEmpty)
+        // PB 0b10 is forbidden from a host on LE: recorded, yet delivered as a start.
+        let flushable = ACLPacket(handle: 0x40, packetBoundary: .firstFlushable, data: l2capFrame(payload: 1)[...])
+        #expect(hexLines(scene.central.receive(hostPacket: HCIPacket(type: .acl, payload: flushable.encode()))) == [nocpEvent(1)])
+        #expect(scene.central.violations.last == .automaticallyFlushableOnLE(handle: 0x40))
+        #expect(hexLines(scene.peripheral.takeOutput()) == [deliveredACL(start: true, l2capFrame(payload: 1)[...])])
         #expect(scene.central.aclBuffersInUse == 0)
     }
 

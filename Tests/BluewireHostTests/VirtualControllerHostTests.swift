@@ -26,11 +26,13 @@ struct VirtualControllerHostTests {
         defer { pump.cancel() }
         let centralAddress = BluetoothAddress.randomStatic(0x0000_0000_0A01)
         let peripheralAddress = BluetoothAddress.randomStatic(0x0000_0000_0B02)
+        let centralController = link.addController(publicAddress: VirtualAddress.centralPublic)
+        let peripheralController = link.addController(publicAddress: VirtualAddress.peripheralPublic)
         let central = BluetoothHost(
-            transport: VirtualTransport(controller: link.addController(publicAddress: VirtualAddress.centralPublic)),
+            transport: VirtualTransport(controller: centralController),
             configuration: HostConfiguration(randomAddress: centralAddress), clock: TestHostClock(clock))
         let peripheral = BluetoothHost(
-            transport: VirtualTransport(controller: link.addController(publicAddress: VirtualAddress.peripheralPublic)),
+            transport: VirtualTransport(controller: peripheralController),
             configuration: HostConfiguration(randomAddress: peripheralAddress), clock: TestHostClock(clock))
         try await central.start()
         try await peripheral.start()
@@ -58,6 +60,8 @@ struct VirtualControllerHostTests {
         #expect(try await connection.gatt.read(characteristic) == Self.value)
 
         #expect(link.connections.count == 1)
+        #expect(centralController.violations.isEmpty, "the central host broke no HCI rule")
+        #expect(peripheralController.violations.isEmpty, "the peripheral host broke no HCI rule")
         if radio {
             // Advertising every 100 ms, then a handful of 30 ms connection events for discovery and the read.
             #expect(clock.monotonicNow > MonotonicInstant(microseconds: 100_000))

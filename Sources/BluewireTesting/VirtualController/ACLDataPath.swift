@@ -11,6 +11,7 @@ extension LinkWorld {
         guard let (connection, side) = connection(packet.handle, of: c) else {
             return c.record(.aclUnknownHandle(handle: packet.handle))
         }
+        if packet.packetBoundary == .firstFlushable { c.record(.automaticallyFlushableOnLE(handle: packet.handle)) }
         let buffer = c.configuration.effectiveLEBuffer
         guard c.aclBuffersInUse < Int(buffer.packetCount) else {
             c.record(.aclBufferOverflow(handle: packet.handle, buffersInUse: c.aclBuffersInUse))
@@ -42,7 +43,16 @@ extension LinkWorld {
         let c = controllers[end.controller]
         switch c.configuration.aclDelivery {
         case .linkLayerPDUs:
-            sendACL(to: c, handle: end.handle, isStart: pdu.isStart, data: pdu.payload)
+            // A PDU larger than the receiving controller's own ACL buffer goes up in buffer-sized pieces,
+            // so no packet to the host is longer than what the controller told it (unlike bumble).
+            let limit = max(Int(c.configuration.effectiveLEBuffer.packetLength), 1)
+            var start = pdu.payload.startIndex
+            repeat {
+                let stop = min(start + limit, pdu.payload.endIndex)
+                sendACL(to: c, handle: end.handle, isStart: pdu.isStart && start == pdu.payload.startIndex,
+                        data: pdu.payload[start..<stop])
+                start = stop
+            } while start < pdu.payload.endIndex
         case .wholeL2CAPPDUs:
             if pdu.isStart {
                 // An unfinished PDU followed by a new start was flushed by the sender: drop it.

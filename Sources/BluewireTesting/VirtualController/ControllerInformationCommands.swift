@@ -88,7 +88,7 @@ extension LinkWorld {
 
     /// The transmit time of a PDU of `octets` payload on LE 1M, as the data length commands express it
     /// (27 → 328 µs, 251 → 2120 µs; Core Vol 6 Part B §4.5.10).
-    static func maxTime(octets: UInt16) -> UInt16 { (octets + 14) * 8 }
+    static func maxTime(octets: UInt16) -> UInt16 { UInt16(clamping: (Int(octets) + 14) * 8) }
 
     /// LE Set Random Address (Core Vol 4 Part E §7.8.4): refused while legacy advertising, scanning or
     /// initiating could be using the address.

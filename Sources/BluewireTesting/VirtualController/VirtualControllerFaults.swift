@@ -26,8 +26,11 @@ extension VirtualController {
         case aclPacketTooLong(handle: UInt16, length: Int, maximum: Int)
         /// An ACL packet on a handle with no connection.
         case aclUnknownHandle(handle: UInt16)
-        /// An ACL packet whose header or length is malformed, or that uses a boundary flag LE forbids.
+        /// An ACL packet whose header or length is malformed, or flagged "complete" (0b11) or broadcast.
         case malformedACLPacket(bytes: [UInt8])
+        /// An ACL packet flagged "first automatically flushable" (0b10), which a host must not send on an
+        /// LE-U link (Core Vol 4 Part E §5.4.2); the packet is still accepted as a start fragment.
+        case automaticallyFlushableOnLE(handle: UInt16)
         /// A command packet whose header or parameter length is wrong.
         case malformedCommand(bytes: [UInt8])
         /// A packet type a host never sends to a controller (events) or that LE does not carry.
@@ -41,6 +44,8 @@ extension VirtualController {
                 return "ACL packet of \(length) bytes on handle 0x\(hex(handle, width: 4)) exceeds the \(maximum)-byte buffer"
             case .aclUnknownHandle(let handle):
                 return "ACL packet on unknown handle 0x\(hex(handle, width: 4))"
+            case .automaticallyFlushableOnLE(let handle):
+                return "automatically flushable ACL packet (PB 0b10) on LE handle 0x\(hex(handle, width: 4))"
             case .malformedACLPacket(let bytes):
                 return "malformed ACL packet \(hexString(bytes))"
             case .malformedCommand(let bytes):
