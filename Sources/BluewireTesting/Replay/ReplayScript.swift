@@ -96,6 +96,12 @@ public struct ReplayScript: Sendable {
         self.init(records: records)
     }
 
+    /// The host packet matched last.
+    public private(set) var lastMatched: ReplayPacket?
+
+    /// The first host packet of the capture not sent yet: what the replay waits for.
+    public var nextHostPacket: ReplayPacket? { firstUnsent < packets.count ? packets[firstUnsent] : nil }
+
     /// Host-to-controller packets in the capture.
     public var hostPacketCount: Int { queues.values.reduce(0) { $0 + $1.count } }
 
@@ -144,6 +150,7 @@ public struct ReplayScript: Sendable {
         sentPerKind[kind] = done + 1
         sent[position] = true
         sentCount += 1
+        lastMatched = expected
         advanceFirstUnsent()
         return .success(release())
     }

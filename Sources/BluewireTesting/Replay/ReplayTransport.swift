@@ -49,6 +49,8 @@ public actor ReplayTransport: HCITransport {
     public nonisolated let inbound: HCIInboundPackets
     let continuation: HCIInboundPackets.Continuation
     public nonisolated let options: Options
+    /// The capture's time, as far as the host has received or sent packets (see `ReplayClock`).
+    public nonisolated let clock: ReplayClock
     var script: ReplayScript
     /// The first mismatch, or in strict mode after `close()`, the packets never sent.
     public private(set) var failure: ReplayMismatch?
@@ -66,14 +68,21 @@ public actor ReplayTransport: HCITransport {
     /// A replay of `script`. Controller packets that no host packet precedes are released at once.
     public init(script: ReplayScript, options: Options = Options()) {
         let (packets, continuation) = HCIInboundPackets.makeStream()
-        inbound = packets
+        let clock = ReplayClock()
+        clock.start(at: script.packets.first?.timestamp)
+        inbound = packets.observing { [clock] _ in clock.received() }
+        self.clock = clock
         self.continuation = continuation
         self.options = options
         var script = script
         let initial = script.release()
         self.script = script
+        clock.hostSent(nil, next: script.nextHostPacket?.timestamp)
         if case .hostDriven = options.pacing {
-            for packet in initial { continuation.yield(packet.packet) }
+            for packet in initial {
+                clock.delivered(packet.timestamp)
+                continuation.yield(packet.packet)
+            }
             deliveredCount = initial.count
             if options.finishWhenExhausted && script.isExhausted {
                 isFinished = true
@@ -100,6 +109,7 @@ public actor ReplayTransport: HCITransport {
         switch script.hostSent(packet) {
         case .success(let released):
             deliver(released)
+            clock.hostSent(script.lastMatched?.timestamp, next: script.nextHostPacket?.timestamp)
         case .failure(let mismatch):
             failure = mismatch
             pacer?.cancel()
@@ -124,6 +134,13 @@ public actor ReplayTransport: HCITransport {
         if options.strict, let unsent = script.unsentMismatch() { throw unsent }
     }
 
+    /// The clock a host driving this replay should run its timers on: the replay's virtual clock
+    /// when the host drives the pace, the pacing clock with `.capturePace`.
+    public nonisolated var hostClock: any HostClock {
+        if case .capturePace(let pacingClock) = options.pacing { return pacingClock }
+        return clock
+    }
+
     /// Host packets of the capture not sent so far, in capture order.
     public var unsentPackets: [ReplayPacket] { script.unsentPackets }
     /// Host packets matched and controller packets released so far.
@@ -138,7 +155,10 @@ public actor ReplayTransport: HCITransport {
             startPacerIfNeeded()
             return
         }
-        for packet in packets { continuation.yield(packet.packet) }
+        for packet in packets {
+            clock.delivered(packet.timestamp)
+            continuation.yield(packet.packet)
+        }
         deliveredCount += packets.count
         finishIfExhausted()
     }
@@ -155,21 +175,22 @@ public actor ReplayTransport: HCITransport {
     }
 
     /// Delivers the paced packets, each at its capture offset from the first one.
-    func pace(on clock: any HostClock) async {
+    func pace(on pacingClock: any HostClock) async {
         while !paced.isEmpty && !isFinished {
             let packet = paced[0]
-            let origin = paceOrigin ?? (clock.now, packet.timestamp)
+            let origin = paceOrigin ?? (pacingClock.now, packet.timestamp)
             paceOrigin = origin
             let (offset, overflow) = packet.timestamp.subtractingReportingOverflow(origin.timestamp)
             // Captures step backwards at times: never schedule before the previous packet.
             lastOffset = overflow ? lastOffset : Swift.max(lastOffset, offset)
             do {
-                try await clock.sleep(until: origin.instant + TimeSpan(microseconds: lastOffset))
+                try await pacingClock.sleep(until: origin.instant + TimeSpan(microseconds: lastOffset))
             } catch {
                 break
             }
             guard !isFinished, !paced.isEmpty else { break }
             paced.removeFirst()
+            clock.delivered(packet.timestamp)
             continuation.yield(packet.packet)
             deliveredCount += 1
         }
