@@ -28,8 +28,11 @@ struct LiveOptions: ParsableArguments {
     func startHost(configuration: HostConfiguration = HostConfiguration()) async throws -> BluetoothHost {
         let spec = try TransportSpec.resolve(transport)
         var base: any HCITransport
+        var clock: any HostClock = SystemHostClock()
         if case .replay(let path) = spec {
             base = try await LiveOptions.openReplay(path)
+            // A replay's timers run in the capture's time (ReplayClock), as fast as the replay goes.
+            if let replay = base as? ReplayTransport { clock = replay.hostClock }
         } else {
             base = try await spec.open()
         }
@@ -45,7 +48,7 @@ struct LiveOptions: ParsableArguments {
         }
         var logger = Logger(label: "bluewire")
         logger.logLevel = verbose ? .trace : .warning
-        let host = BluetoothHost(transport: base, configuration: configuration, logger: logger)
+        let host = BluetoothHost(transport: base, configuration: configuration, clock: clock, logger: logger)
         try await host.start()
         return host
     }

@@ -4,6 +4,7 @@ import BluewireCore
 import BluewireSnoop
 import BluewireTesting
 import BluewireTransport
+import Glibc
 import Synchronization
 
 /// `bluewire replay FILE -- <command...>`: runs a live bluewire command in this process with
@@ -66,9 +67,16 @@ struct ReplayCommand: AsyncParsableCommand {
         arguments.insert(contentsOf: injected, at: Self.optionsIndex(arguments))
 
         let opened = Mutex<ReplayTransport?>(nil)
-        let options = ReplayTransport.Options(pacing: capturePace ? .capturePace(SystemHostClock()) : .hostDriven, strict: !lenient)
+        // Inbound stays open once the capture is exhausted: the command ends on its own terms (or on
+        // the signal below), never on a controller that seems to vanish.
+        let options = ReplayTransport.Options(
+            pacing: capturePace ? .capturePace(SystemHostClock()) : .hostDriven, strict: !lenient, finishWhenExhausted: false)
         LiveOptions.openReplay = { _ in
             let transport = ReplayTransport(script: script, options: options)
+            // A command the recording stopped with a signal (serve) gets the same signal here, once the
+            // host has nothing left to do but the capture still expects its shutdown.
+            // Process-directed: the cooperative pool's threads block signals, so raise() would stay pending.
+            await transport.onIdle { _ = kill(getpid(), SIGINT) }
             opened.withLock { $0 = transport }
             return transport
         }

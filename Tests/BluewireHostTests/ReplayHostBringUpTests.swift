@@ -118,6 +118,8 @@ final class BumbleController: Sendable {
     let transport: String
     /// The address of the bumble Device (`--peripheral`, `--central`), if one runs.
     let deviceAddress: String?
+    /// The script's `EVENT` lines after READY, as their JSON text.
+    let events: AsyncStream<String>
 
     /// `BLUEWIRE_PYTHON`, else the repository's `.venv/bin/python` (scripts/setup-test-env.sh), if present.
     static var python: String? {
@@ -156,14 +158,32 @@ final class BumbleController: Sendable {
             throw StartError(description: "bumble_link.py did not get ready: \(text)")
         }
         let device = (ready["device"] as? [String: Any])?["address"] as? String
-        return BumbleController(process: process, input: input, transport: transport, deviceAddress: device)
+        let (events, continuation) = AsyncStream<String>.makeStream()
+        let reader = output.fileHandleForReading
+        // Blocking reads belong on a thread of their own, not on the cooperative pool.
+        Thread.detachNewThread {
+            var pending = Data()
+            while true {
+                let data = reader.availableData
+                if data.isEmpty { break }
+                pending.append(data)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...newline)
+                    if line.hasPrefix("EVENT ") { continuation.yield(String(line.dropFirst(6))) }
+                }
+            }
+            continuation.finish()
+        }
+        return BumbleController(process: process, input: input, transport: transport, deviceAddress: device, events: events)
     }
 
-    private init(process: Process, input: Pipe, transport: String, deviceAddress: String?) {
+    private init(process: Process, input: Pipe, transport: String, deviceAddress: String?, events: AsyncStream<String>) {
         self.process = process
         self.input = input
         self.transport = transport
         self.deviceAddress = deviceAddress
+        self.events = events
     }
 
     func stop() {

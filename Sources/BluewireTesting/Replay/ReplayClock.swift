@@ -34,8 +34,19 @@ public final class ReplayClock: HostClock, Sendable {
         /// Bumped on every change, so a quiescence check can tell whether anything happened meanwhile.
         var activity: UInt64 = 0
         var watchdogRunning = false
+        /// Called once per idle spell: the host waits for nothing the replay or a timer can give.
+        var idleHandler: (@Sendable () -> Void)?
+        var idleDelay: Duration = .milliseconds(500)
+        var idleWatchRunning = false
+        var idleReportedAt: UInt64?
 
-        var hostIsIdle: Bool { waitingForHost && inFlightHead == inFlight.count }
+        /// Released packets the transport holds back (capture pacing) and will deliver later.
+        var deliveriesPending = false
+
+        var hostIsIdle: Bool { waitingForHost && !deliveriesPending && inFlightHead == inFlight.count }
+        /// The host has received everything and waits on no timer: only something from outside (a
+        /// signal) can make it act, whether or not the capture expects more from it.
+        var hostIsWaitingForTheWorld: Bool { !deliveriesPending && inFlightHead == inFlight.count && sleepers.isEmpty }
 
         mutating func offset(_ timestamp: Int64) -> MonotonicInstant? {
             let base = origin ?? timestamp
@@ -104,6 +115,15 @@ public final class ReplayClock: HostClock, Sendable {
         state.withLock { $0.origin = timestamp }
     }
 
+    /// Whether the transport holds released packets it will deliver later (capture pacing).
+    func setDeliveriesPending(_ pending: Bool) {
+        state.withLock { state in
+            state.deliveriesPending = pending
+            state.activity += 1
+        }
+        settle()
+    }
+
     /// A packet was handed to the host's inbound sequence.
     func delivered(_ timestamp: Int64) {
         state.withLock { state in
@@ -139,11 +159,23 @@ public final class ReplayClock: HostClock, Sendable {
         settle()
     }
 
+    /// Calls `handler` when the host has stayed idle for `delay`: every delivered packet received, no
+    /// timer pending, nothing new from the capture. Only something outside the host and the capture
+    /// (the signal that stopped the recorded command) can explain what comes next.
+    func onIdle(after delay: Duration, _ handler: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            state.idleDelay = delay
+            state.idleHandler = handler
+        }
+        settle()
+    }
+
     /// Wakes due sleepers and, when the host is idle, moves time to the next deadline the recording
     /// host also reached before its next packet.
     func settle() {
         var ready: [CheckedContinuation<Void, any Error>] = []
         var startWatchdog = false
+        var startIdleWatch = false
         state.withLock { state in
             ready = state.due()
             if ready.isEmpty, state.hostIsIdle, let deadline = state.earliestDeadline {
@@ -154,10 +186,33 @@ public final class ReplayClock: HostClock, Sendable {
                     state.watchdogRunning = true
                     startWatchdog = true
                 }
+            } else if ready.isEmpty, state.hostIsWaitingForTheWorld, state.idleHandler != nil, !state.idleWatchRunning,
+                      state.idleReportedAt != state.activity {
+                state.idleWatchRunning = true
+                startIdleWatch = true
             }
         }
         for continuation in ready { continuation.resume() }
         if startWatchdog { watch() }
+        if startIdleWatch { watchIdle() }
+    }
+
+    func watchIdle() {
+        let (activity, delay) = state.withLock { ($0.activity, $0.idleDelay) }
+        Task { [self] in
+            try? await Task.sleep(for: delay)
+            var handler: (@Sendable () -> Void)?
+            let again: Bool = state.withLock { state in
+                state.idleWatchRunning = false
+                guard state.hostIsWaitingForTheWorld else { return false }
+                guard state.activity == activity else { return true }
+                state.idleReportedAt = activity
+                handler = state.idleHandler
+                return false
+            }
+            handler?()
+            if again { settle() }
+        }
     }
 
     /// Fires the earliest timer once nothing has happened for `quiescence`.

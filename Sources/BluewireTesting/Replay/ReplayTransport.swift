@@ -90,6 +90,7 @@ public actor ReplayTransport: HCITransport {
             }
         } else {
             paced = initial
+            clock.setDeliveriesPending(!initial.isEmpty)
             if !initial.isEmpty { Task { await self.startPacerIfNeeded() } }
         }
     }
@@ -141,6 +142,13 @@ public actor ReplayTransport: HCITransport {
         return clock
     }
 
+    /// Calls `handler` once the host has been idle for `delay` (every released packet received, no
+    /// timer pending): what the recorded host did next, if anything, came from outside, typically the
+    /// signal that stopped the command (`bluewire replay` sends it). Called again only after new activity.
+    public func onIdle(after delay: Duration = .milliseconds(500), _ handler: @escaping @Sendable () -> Void) {
+        clock.onIdle(after: delay, handler)
+    }
+
     /// Host packets of the capture not sent so far, in capture order.
     public var unsentPackets: [ReplayPacket] { script.unsentPackets }
     /// Host packets matched and controller packets released so far.
@@ -152,6 +160,7 @@ public actor ReplayTransport: HCITransport {
     func deliver(_ packets: [ReplayPacket]) {
         if case .capturePace = options.pacing {
             paced += packets
+            clock.setDeliveriesPending(!paced.isEmpty)
             startPacerIfNeeded()
             return
         }
@@ -191,6 +200,7 @@ public actor ReplayTransport: HCITransport {
             guard !isFinished, !paced.isEmpty else { break }
             paced.removeFirst()
             clock.delivered(packet.timestamp)
+            clock.setDeliveriesPending(!paced.isEmpty)
             continuation.yield(packet.packet)
             deliveredCount += 1
         }
