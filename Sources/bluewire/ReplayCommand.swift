@@ -20,7 +20,7 @@ struct ReplayCommand: AsyncParsableCommand {
             capture (HCI commands in order per opcode, ACL in order per connection handle); the \
             controller's packets are delivered in capture order as soon as the host has sent what precedes \
             them (or, with --capture-pace, no sooner than the capture's own timing). Unless the command \
-            gives --address, the random address the capture's host set is used again. The replay fails \
+            gives --own-address, the random address the capture's host set is used again. The replay fails \
             (status 1, the record index and an expected/actual hex diff on stderr) when a packet differs, \
             and, unless --lenient, when the command ends without sending every packet of the capture.
             """
@@ -60,9 +60,9 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         var arguments = command
         var injected = ["--transport", "replay:" + file]
-        if !arguments.contains(where: { $0 == "--address" || $0.hasPrefix("--address=") }),
+        if !arguments.contains(where: { $0 == "--own-address" || $0.hasPrefix("--own-address=") }),
            let address = Self.recordedRandomAddress(script) {
-            injected += ["--address", address.hexString]
+            injected += ["--own-address", address.hexString]
         }
         arguments.insert(contentsOf: injected, at: Self.optionsIndex(arguments))
 

@@ -119,7 +119,7 @@ struct ReplayServeCommandTests {
             let bumble = try BumbleController.start(arguments: ["--central", Self.address])
             defer { bumble.stop() }
             let (serve, finish) = try Self.start([
-                "serve", "--db", db.path, "--transport", bumble.transport, "--address", Self.address, "--capture", capture.path,
+                "serve", "--db", db.path, "--transport", bumble.transport, "--own-address", Self.address, "--capture", capture.path,
             ])
             let discovered = Task {
                 for await event in bumble.events where event.contains("\"discovered\"") { return true }
