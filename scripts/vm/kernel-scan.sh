@@ -25,18 +25,19 @@ finish() {
   exit $?
 }
 
-timeout 40 "$bluewire" scan-test-advertiser --transport hci1 --name "$name" --uuid16 180D \
-  --manufacturer FFFF:c0ffee --duration 30 >"$work/advertiser.log" 2>&1 &
+# Generous limits: without KVM, on a loaded machine, a Swift binary can take 20 s to start in the guest.
+timeout 150 "$bluewire" scan-test-advertiser --transport hci1 --name "$name" --uuid16 180D \
+  --manufacturer FFFF:c0ffee --duration 120 >"$work/advertiser.log" 2>&1 &
 advertiser=$!
-for _ in $(seq 150); do
+for _ in $(seq 600); do
   grep -q '^ADVERTISING ' "$work/advertiser.log" 2>/dev/null && break
   kill -0 "$advertiser" 2>/dev/null || finish FAIL "the advertiser on hci1 exited"
   sleep 0.1
 done
-grep -q '^ADVERTISING ' "$work/advertiser.log" || finish FAIL "hci1 did not start advertising within 15 s"
+grep -q '^ADVERTISING ' "$work/advertiser.log" || finish FAIL "hci1 did not start advertising within 60 s"
 address=$(sed -n 's/^ADVERTISING //p' "$work/advertiser.log" | head -1)
 
-timeout 30 "$bluewire" scan --transport hci0 --duration 3 --json --name "$name" >"$work/scan.json" 2>"$work/scan.log"
+timeout 90 "$bluewire" scan --transport hci0 --duration 3 --json --name "$name" >"$work/scan.json" 2>"$work/scan.log"
 status=$?
 [ "$status" -eq 0 ] || finish FAIL "bluewire scan on hci0 exited with status $status"
 line=$(grep -F "\"address\":\"$address\"" "$work/scan.json" | tail -1)

@@ -50,6 +50,30 @@ func walk(_ data: AdvertisingData) -> Int {
     return sum
 }
 
+/// Walks the AD structures' framing only (type and length), without interpreting values.
+@inline(__always)
+func walkFraming(_ data: AdvertisingData) -> Int {
+    var sum = 0
+    for structure in data { sum &+= Int(structure.type.rawValue) &+ structure.data.count }
+    return sum
+}
+
+/// Decodes the event and iterates its reports, touching each report's fields but not its data.
+@inline(__always)
+func iterateReports(_ event: ArraySlice<UInt8>) -> Int {
+    guard let decoded = try? HCIEvent(decoding: event), case .leMeta(let meta) = decoded else { return -1 }
+    var sum = 0
+    switch meta {
+    case .advertisingReport(let reports):
+        for report in reports { sum &+= Int(report.rssi) &+ report.data.count &+ Int(truncatingIfNeeded: report.address.value) }
+    case .extendedAdvertisingReport(let reports):
+        for report in reports { sum &+= Int(report.rssi) &+ report.data.count &+ Int(truncatingIfNeeded: report.address.value) }
+    default:
+        break
+    }
+    return sum
+}
+
 @inline(__always)
 func parse(_ event: ArraySlice<UInt8>) -> Int {
     guard let decoded = try? HCIEvent(decoding: event), case .leMeta(let meta) = decoded else { return -1 }
@@ -68,7 +92,7 @@ func parse(_ event: ArraySlice<UInt8>) -> Int {
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .instructions, .throughput],
-        scalingFactor: .kilo, maxDuration: .seconds(3), maxIterations: 1_000)
+        scalingFactor: .kilo, maxDuration: .seconds(2), maxIterations: 500)
 
     let sources: [(label: String, file: String, subevent: UInt8)] = [
         ("legacy 0x02 (ec521 Mi Band scan)", "ec521_miband2_scan_pairing.btsnoop_hci.log", 0x02),
@@ -86,6 +110,63 @@ let benchmarks: @Sendable () -> Void = {
                 sum &+= parse(events[index])
                 index += 1
                 if index == events.count { index = 0 }
+            }
+            blackHole(sum)
+        }
+        // The two halves of the above, to show where the time goes.
+        Benchmark("report iteration only, \(source.label)") { benchmark in
+            var index = 0
+            var sum = 0
+            for _ in benchmark.scaledIterations {
+                sum &+= iterateReports(events[index])
+                index += 1
+                if index == events.count { index = 0 }
+            }
+            blackHole(sum)
+        }
+        // One report decoded straight from its bytes (no HCIEvent, no LEReportList validation pass).
+        let reportOffset = 5  // Event_Code, Parameter_Total_Length, Subevent_Code, Num_Reports; +1 for slicing below
+        Benchmark("single report decode only, \(source.label)") { benchmark in
+            var index = 0
+            var sum = 0
+            for _ in benchmark.scaledIterations {
+                let event = events[index]
+                var reader = ByteReader(event[(event.startIndex + reportOffset - 1)...], layer: "hci")
+                if source.subevent == 0x02 {
+                    if let report = try? LEAdvertisingReport(decoding: &reader) { sum &+= Int(report.rssi) &+ report.data.count }
+                } else {
+                    if let report = try? LEExtendedAdvertisingReport(decoding: &reader) { sum &+= Int(report.rssi) &+ report.data.count }
+                }
+                index += 1
+                if index == events.count { index = 0 }
+            }
+            blackHole(sum)
+        }
+        let payloads: [AdvertisingData] = events.flatMap { event -> [AdvertisingData] in
+            guard let decoded = try? HCIEvent(decoding: event), case .leMeta(let meta) = decoded else { return [] }
+            switch meta {
+            case .advertisingReport(let reports): return reports.map { AdvertisingData(Array($0.data)) }
+            case .extendedAdvertisingReport(let reports): return reports.map { AdvertisingData(Array($0.data)) }
+            default: return []
+            }
+        }
+        Benchmark("AD walk only (typed values), \(source.label)") { benchmark in
+            var index = 0
+            var sum = 0
+            for _ in benchmark.scaledIterations {
+                sum &+= walk(payloads[index])
+                index += 1
+                if index == payloads.count { index = 0 }
+            }
+            blackHole(sum)
+        }
+        Benchmark("AD walk only (framing), \(source.label)") { benchmark in
+            var index = 0
+            var sum = 0
+            for _ in benchmark.scaledIterations {
+                sum &+= walkFraming(payloads[index])
+                index += 1
+                if index == payloads.count { index = 0 }
             }
             blackHole(sum)
         }
