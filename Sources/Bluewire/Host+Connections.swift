@@ -160,6 +160,8 @@ extension BluetoothHost {
     func linkDisconnected(handle: UInt16, reason: HCIStatus) {
         guard let link = links.removeValue(forKey: handle) else { return }
         log.hci.debug("disconnected", metadata: ["handle": "0x\(hex(handle, width: 4))", "reason": "\(reason)"])
+        // Before anything waiting on the link resumes, so each of them can say why it ended.
+        link.gattClient?.recordDisconnection(reason: reason)
         link.bearer.disconnected()
         for (_, waiter) in link.requestWaiters { waiter.resume(returning: .failure(.disconnected(reason))) }
         link.requestWaiters.removeAll()
@@ -170,7 +172,7 @@ extension BluetoothHost {
         link.notificationSubscribers.removeAll()
         link.allNotificationSubscribers.removeAll()
         _ = try? link.stateMachine.fire(.disconnect)
-        link.gattClient?.linkDisconnected(reason: reason)
+        link.gattClient?.linkDisconnected()
         for waiter in link.disconnectWaiters { waiter.resume(returning: reason) }
         link.disconnectWaiters.removeAll()
         _ = aclCredits.disconnected(handle: handle)

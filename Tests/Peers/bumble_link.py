@@ -36,6 +36,16 @@ Centrals take commands on standard input, one JSON object per line, each with "c
 
 GATT file: {"services": [{"uuid": "180D", "characteristics": [
     {"uuid": "2A37", "properties": ["READ", "NOTIFY"], "value": "0001"}]}]}
+A characteristic may also have "counter": N (and "size": S, default 4): when a client enables
+notifications or indications, N values are sent that way, each the sequence number 0...N-1 as 4
+little-endian bytes padded with zeros to S bytes, then EVENT {"counter_done": handle}. Writes to a
+characteristic are reported as EVENT {"write": handle, "value": hex}. With --gatt, the first EVENT is
+the server's attribute table: {"database": [{"handle", "type" (little-endian hex), "value" (hex, null
+when the server computes it)}]}.
+
+--disconnect-on OPCODE[:N] makes the peripheral disconnect (Remote User Terminated Connection)
+instead of answering the N-th (default first) ATT PDU with that opcode (hex, e.g. 0C for Read Blob
+Request), reporting EVENT {"disconnecting_on": opcode}: a peer that vanishes mid-procedure.
 """
 
 import argparse
@@ -97,9 +107,53 @@ def gatt_services(path):
             for name in item['properties']:
                 properties |= Characteristic.Properties[name.upper()]
             permissions = item.get('permissions', 'READABLE,WRITEABLE')
-            characteristics.append(Characteristic(item['uuid'], properties, permissions, bytes.fromhex(item.get('value', ''))))
+            characteristic = Characteristic(item['uuid'], properties, permissions, bytes.fromhex(item.get('value', '')))
+            characteristic.counter = (item['counter'], item.get('size', 4)) if 'counter' in item else None
+            characteristics.append(characteristic)
         services.append(Service(service['uuid'], characteristics))
     return services
+
+
+def attribute_table(device):
+    return [{'handle': a.handle, 'type': a.type.to_bytes().hex(),
+             'value': bytes(a.value).hex() if isinstance(a.value, (bytes, bytearray)) else None}
+            for a in device.gatt_server.attributes]
+
+
+async def send_counter(device, connection, characteristic, indicate):
+    count, size = characteristic.counter
+    for sequence in range(count):
+        value = sequence.to_bytes(4, 'little') + bytes(max(0, size - 4))
+        if indicate:
+            await device.indicate_subscriber(connection, characteristic, value)
+        else:
+            await device.notify_subscriber(connection, characteristic, value)
+    emit('EVENT', {'counter_done': characteristic.handle, 'count': count})
+
+
+def on_subscription(device, connection, characteristic, notify, indicate):
+    emit('EVENT', {'subscribed': characteristic.handle, 'notify': bool(notify), 'indicate': bool(indicate)})
+    if getattr(characteristic, 'counter', None) and (notify or indicate):
+        asyncio.ensure_future(send_counter(device, connection, characteristic, bool(indicate)))
+
+
+def disconnect_on(device, spec):
+    """Wraps the GATT server so that the chosen request is answered by dropping the link."""
+    opcode_text, _, nth_text = spec.partition(':')
+    opcode, nth = int(opcode_text, 16), int(nth_text or 1)
+    seen = 0
+    answer = device.gatt_server.on_gatt_pdu
+
+    def on_gatt_pdu(bearer, pdu):
+        nonlocal seen
+        if pdu.op_code == opcode:
+            seen += 1
+            if seen == nth:
+                emit('EVENT', {'disconnecting_on': opcode, 'occurrence': nth})
+                asyncio.ensure_future(bearer.disconnect(hci.HCI_REMOTE_USER_TERMINATED_CONNECTION_ERROR))
+                return
+        answer(bearer, pdu)
+    device.gatt_server.on_gatt_pdu = on_gatt_pdu
 
 
 async def open_host_transport(spec):
@@ -109,6 +163,9 @@ async def open_host_transport(spec):
         host, _, port = rest.rpartition(':')
         listener = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Inherited by the accepted socket: without it Nagle holds each small ATT response back
+        # until the host's delayed ACK (~40 ms per request/response round trip).
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         listener.bind((host, int(port)))
         transport = await open_tcp_server_transport_with_socket(listener)
         return transport, f'tcp:{host}:{listener.getsockname()[1]}'
@@ -123,6 +180,11 @@ async def run_peripheral(device, args):
     if args.gatt:
         for service in gatt_services(args.gatt):
             device.add_service(service)
+            for characteristic in service.characteristics:
+                characteristic.on('write', lambda _, value, h=characteristic.handle: emit('EVENT', {'write': h, 'value': bytes(value).hex()}))
+        device.on('characteristic_subscription', lambda *event: on_subscription(device, *event))
+    if args.disconnect_on:
+        disconnect_on(device, args.disconnect_on)
     device.on('connection', lambda c: emit('EVENT', {'connected': str(c.peer_address), 'handle': c.handle}))
     data = advertising_data(args)
     if args.advertising == 'extended':
@@ -261,6 +323,8 @@ async def main():
     parser.add_argument('--interval', type=float, default=1000, metavar='MS',
                         help='advertising interval in ms (bumble emits one advertising event per interval)')
     parser.add_argument('--gatt', metavar='FILE.json', help='GATT services for the peripheral')
+    parser.add_argument('--disconnect-on', metavar='OPCODE[:N]',
+                        help='peripheral: drop the link instead of answering the N-th ATT PDU with this opcode (hex)')
     args = parser.parse_args()
 
     loop = asyncio.get_running_loop()
@@ -304,6 +368,8 @@ async def main():
             centrals.append(Central(index, device, args.central))
         if index == 0:
             ready['device'] = {'role': 'peripheral' if args.peripheral else 'central', 'address': address.to_string(False)}
+            if args.peripheral and args.gatt:
+                emit('EVENT', {'database': attribute_table(device)})
         else:
             ready.setdefault('centrals', [ready['device']['address']]).append(address.to_string(False))
     emit('READY', ready)

@@ -18,7 +18,8 @@ extension BluetoothHost {
             return session
         }
         let session = GATTClientSession(connection: connection, state: .initial)
-        session.linkDisconnected(reason: .unknownConnectionIdentifier)
+        session.recordDisconnection(reason: .unknownConnectionIdentifier)
+        session.linkDisconnected()
         return session
     }
 

@@ -55,11 +55,21 @@ final class GATTClientSession: Sendable {
         for observer in observers { observer.yield(transition) }
     }
 
-    /// The link is gone: remember why (operations that start later, or find the link missing, report
-    /// this reason), end the observers, and fail every queued and running operation at once.
-    func linkDisconnected(reason: HCIStatus) {
+    /// The link is going: remember why (operations and subscriptions that end now or start later
+    /// report this reason) and fail every queued and running operation at once.
+    func recordDisconnection(reason: HCIStatus) {
+        let first = withState { state in
+            defer { state.disconnection = state.disconnection ?? reason }
+            return state.disconnection == nil
+        }
+        guard first else { return }
+        let queue = self.queue
+        Task { await queue.failAll(with: GATTError.disconnected(reason)) }
+    }
+
+    /// The link is gone and its state machine has taken its last transition: end the observers.
+    func linkDisconnected() {
         let (transitions, changes) = withState { state in
-            state.disconnection = state.disconnection ?? reason
             state.subscriptions.removeAll()
             defer {
                 state.transitionObservers.removeAll()
@@ -69,8 +79,6 @@ final class GATTClientSession: Sendable {
         }
         for observer in transitions { observer.finish() }
         for observer in changes { observer.finish() }
-        let queue = self.queue
-        Task { await queue.failAll(with: GATTError.disconnected(reason)) }
     }
 
     /// An indication arrived: if it is the Service Changed characteristic's, drop what it invalidates
