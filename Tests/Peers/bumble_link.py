@@ -39,8 +39,8 @@ GATT file: {"services": [{"uuid": "180D", "characteristics": [
 A characteristic may also have "counter": N (and "size": S, default 4): when a client enables
 notifications or indications, N values are sent that way, each the sequence number 0...N-1 as 4
 little-endian bytes padded with zeros to S bytes, then EVENT {"counter_done": handle}. Writes to a
-characteristic are reported as EVENT {"write": handle, "value": hex}. With --gatt, the first EVENT is
-the server's attribute table: {"database": [{"handle", "type" (little-endian hex), "value" (hex, null
+characteristic are reported as EVENT {"write": handle, "value": hex}. With --gatt, the first EVENT
+after READY is the server's attribute table: {"database": [{"handle", "type" (little-endian hex), "value" (hex, null
 when the server computes it)}]}.
 
 --disconnect-on OPCODE[:N] makes the peripheral disconnect (Remote User Terminated Connection)
@@ -368,11 +368,11 @@ async def main():
             centrals.append(Central(index, device, args.central))
         if index == 0:
             ready['device'] = {'role': 'peripheral' if args.peripheral else 'central', 'address': address.to_string(False)}
-            if args.peripheral and args.gatt:
-                emit('EVENT', {'database': attribute_table(device)})
         else:
             ready.setdefault('centrals', [ready['device']['address']]).append(address.to_string(False))
     emit('READY', ready)
+    if args.peripheral and args.gatt:
+        emit('EVENT', {'database': attribute_table(device)})
     if args.central and not args.manual:
         run_task(centrals[0], centrals[0].connect())
 
