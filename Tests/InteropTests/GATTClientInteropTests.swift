@@ -21,7 +21,7 @@ struct GATTClientInteropTests {
             #expect(mine.map { hexString($0.type.attBytes) } == session.database.map(\.type))
             for (attribute, theirs) in zip(mine, session.database) {
                 guard let value = theirs.value, attribute.value != nil || attribute.properties?.contains(.read) == true else { continue }
-                #expect(attribute.value.map(hexString) == value, "value of handle 0x\(hex(attribute.handle, width: 4))")
+                #expect(attribute.value.map { hexString($0) } == value, "value of handle 0x\(hex(attribute.handle, width: 4))")
             }
             // Properties: the declarations bumble serves carry them, and the dump's value rows repeat them.
             for attribute in mine where attribute.type == .characteristic {
@@ -100,8 +100,4 @@ struct GATTClientInteropTests {
             #expect(descriptors.map(\.uuid) == [.clientCharacteristicConfiguration])
         }
     }
-}
-
-func hexString(_ bytes: [UInt8]) -> String {
-    bytes.map { String(format: "%02x", $0) }.joined()
 }

@@ -174,7 +174,7 @@ func withGATTPeripheral<R: Sendable>(
 ) async throws -> R {
     let file = try GATTInteropDatabase.file()
     defer { try? FileManager.default.removeItem(at: file) }
-    let peer = try await BumblePeer.start([.tcp], arguments: ["--peripheral", "--gatt", file.path] + arguments)
+    let peer = try await BumblePeer.start([.tcp], arguments: ["--peripheral", "--interval", "50", "--gatt", file.path] + arguments)
     defer { peer.stop() }
     let events = BumbleEventLog(peer.events)
     let table = try #require(await events.first { $0["database"] != nil }?["database"], "bumble reports its attribute table")
