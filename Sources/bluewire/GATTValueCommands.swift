@@ -1,0 +1,163 @@
+import ArgumentParser
+import Bluewire
+import BluewireAnalysis
+import BluewireCore
+import BluewireGATT
+import Foundation
+
+/// `bluewire gatt read ADDR HANDLE [--long]`: one value, as hex (and text when printable).
+struct GATTReadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "read",
+        abstract: "Read a characteristic value or descriptor.",
+        discussion: """
+            Without --long one Read Request (at most ATT_MTU − 1 bytes); with --long Read Blob \
+            Requests follow until the whole value is read.
+            """
+    )
+
+    @OptionGroup var peripheral: GATTPeerOptions
+
+    @Argument(help: ArgumentHelp("The value or descriptor handle: 0x0003 or 3.", valueName: "handle"))
+    var handle: AttributeHandle
+
+    @Flag(help: "Read the whole value with Read Blob (Read Long Characteristic Values).")
+    var long = false
+
+    @Flag(help: "Print one JSON object: handle, UUID, value.")
+    var json = false
+
+    func run() async throws {
+        await peripheral.withPeripheral { gatt, services in
+            let value = long ? try await gatt.readLong(handle: handle.value) : try await gatt.read(handle: handle.value)
+            let uuid = services.characteristic(at: handle.value)?.characteristic.uuid ?? services.descriptor(at: handle.value)?.1.uuid
+            if json {
+                var w = BluewireAnalysis.JSONWriter()
+                w.beginObject()
+                w.field("handle", "0x" + hex(handle.value, width: 4))
+                if let uuid { w.field("uuid", uuidText(uuid)) }
+                w.field("value", hexString(value))
+                w.endObject()
+                print(w.text)
+            } else {
+                print(describeValue(value))
+            }
+        }
+    }
+}
+
+/// `bluewire gatt write ADDR HANDLE HEX [--without-response]`.
+struct GATTWriteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "write",
+        abstract: "Write a characteristic value or descriptor.",
+        discussion: """
+            With a response: a Write Request, or prepared writes (Write Long Characteristic Values) \
+            when the value does not fit one PDU (ATT_MTU − 3 bytes). --without-response sends a Write \
+            Command, which the peripheral never acknowledges and which must fit one PDU.
+            """
+    )
+
+    @OptionGroup var peripheral: GATTPeerOptions
+
+    @Argument(help: ArgumentHelp("The value or descriptor handle: 0x0003 or 3.", valueName: "handle"))
+    var handle: AttributeHandle
+
+    @Argument(help: ArgumentHelp("The value in hex: 0102ff, 01:02:ff or 0x0102ff.", valueName: "hex"))
+    var value: String
+
+    @Flag(name: .customLong("without-response"), help: "Send a Write Command (no acknowledgement).")
+    var withoutResponse = false
+
+    func validate() throws {
+        guard let bytes = parseHex(value) else { throw ValidationError("invalid hex value \(value)") }
+        guard bytes.count <= 512 else { throw ValidationError("a value holds at most 512 bytes (Core Vol 3 Part F §3.2.9)") }
+    }
+
+    func run() async throws {
+        let bytes = parseHex(value) ?? []
+        await peripheral.withPeripheral { gatt, _ in
+            let mtu = await gatt.mtu
+            let how: String
+            if withoutResponse {
+                try await gatt.writeWithoutResponse(bytes, to: handle.value)
+                how = "write command"
+            } else if bytes.count > mtu - 3 {
+                try await gatt.writeLong(bytes, to: handle.value)
+                how = "prepared writes"
+            } else {
+                try await gatt.write(bytes, to: handle.value)
+                how = "write request"
+            }
+            print("wrote \(bytes.count) bytes to \(handle) (\(how))")
+        }
+    }
+}
+
+/// `bluewire gatt subscribe ADDR HANDLE [--count N] [--indicate]`: one line per value.
+struct GATTSubscribeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subscribe",
+        abstract: "Enable notifications (or indications) of a characteristic and print each value.",
+        discussion: """
+            Prints one line per value received, until --count values arrived, the peripheral \
+            disconnects (status 1), or SIGINT/SIGTERM; then unsubscribes and disconnects.
+            """
+    )
+
+    @OptionGroup var peripheral: GATTPeerOptions
+
+    @Argument(help: ArgumentHelp("The characteristic's value (or declaration) handle: 0x0003 or 3.", valueName: "handle"))
+    var handle: AttributeHandle
+
+    @Option(help: ArgumentHelp("Stop after this many values.", valueName: "n"))
+    var count: Int?
+
+    @Flag(help: "Enable indications (confirmed) instead of notifications.")
+    var indicate = false
+
+    @Flag(help: "Print one JSON object per value.")
+    var json = false
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+    }
+
+    func run() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        await peripheral.withPeripheral { gatt, services in
+            guard let found = services.characteristic(at: handle.value) else {
+                throw ValidationError("no characteristic at \(handle)")
+            }
+            let subscription = try await gatt.subscribe(to: found.characteristic, indications: indicate)
+            let receiving = Task { () throws(GATTError) -> Int in
+                var received = 0
+                for try await notification in subscription {
+                    received += 1
+                    // Unbuffered: each value is seen as it arrives, also through a pipe.
+                    FileHandle.standardOutput.write(Data((line(notification, number: received) + "\n").utf8))
+                    if let count, received >= count { break }
+                }
+                return received
+            }
+            // Interrupted: stop receiving, then unsubscribe and disconnect as after --count.
+            let interrupt = ScanInterrupt { receiving.cancel() }
+            defer { interrupt.cancel() }
+            _ = try await receiving.value
+            try await gatt.unsubscribe(subscription)
+        }
+    }
+
+    private func line(_ notification: GATTNotification, number: Int) -> String {
+        let kind = notification.isIndication ? "indication" : "notification"
+        guard json else { return "0x\(hex(notification.handle, width: 4)) \(kind) \(describeValue(Array(notification.value)))" }
+        var w = BluewireAnalysis.JSONWriter()
+        w.beginObject()
+        w.field("handle", "0x" + hex(notification.handle, width: 4))
+        w.field("kind", kind)
+        w.field("number", number)
+        w.field("value", hexString(notification.value))
+        w.endObject()
+        return w.text
+    }
+}
