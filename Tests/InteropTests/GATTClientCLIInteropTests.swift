@@ -38,7 +38,7 @@ struct GATTClientCLIInteropTests {
         defer { peripheral.peer.stop() }
         let capture = interopCapturePath("bluewire_gatt_cli_dump.btsnoop")
         defer { removeTemporaryCapture(capture) }
-        let result = try await peripheral.run(["dump", peripheral.address, "--json", "--capture", capture])
+        let result = try await peripheral.run(["dump", peripheral.address, "--json", "--capture", capture, "--own-address", "C4:5A:17:00:B2:06"])
         #expect(result.status == 0, "stderr: \(result.standardError)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(object["peer"] as? String == peripheral.address)

@@ -40,7 +40,9 @@ struct GATTClientDisconnectionInteropTests {
     func peerDisconnectsMidProcedure(_ procedure: Procedure) async throws {
         let capture = procedure.name == "long read" ? interopCapturePath("bluewire_gatt_disconnect_mid_read.btsnoop") : nil
         defer { removeTemporaryCapture(capture) }
-        try await withGATTPeripheral(arguments: ["--disconnect-on", procedure.disconnectOn], capture: capture) { session in
+        try await withGATTPeripheral(
+            arguments: ["--disconnect-on", procedure.disconnectOn], capture: capture, ownAddress: capture == nil ? nil : "C4:5A:17:00:B2:05"
+        ) { session in
             let gatt = session.gatt
             if procedure.prepare {
                 for service in try await gatt.discoverServices() where service.uuid == GATTInteropDatabase.service {

@@ -12,7 +12,7 @@ struct GATTClientInteropTests {
     func dumpEqualsThePeripheralDatabase() async throws {
         let capture = interopCapturePath("bluewire_gatt_dump.btsnoop")
         defer { removeTemporaryCapture(capture) }
-        try await withGATTPeripheral(capture: capture) { session in
+        try await withGATTPeripheral(capture: capture, ownAddress: "C4:5A:17:00:B2:01") { session in
             let mtu = try await session.gatt.exchangeMTU()
             #expect(mtu > 23, "the MTU exchange raised ATT_MTU")
             let dump = try await session.gatt.dump()
@@ -41,7 +41,7 @@ struct GATTClientInteropTests {
     func longValueReadsWholeThroughReadBlob() async throws {
         let capture = interopCapturePath("bluewire_gatt_long_read_write.btsnoop")
         defer { removeTemporaryCapture(capture) }
-        try await withGATTPeripheral(capture: capture) { session in
+        try await withGATTPeripheral(capture: capture, ownAddress: "C4:5A:17:00:B2:02") { session in
             #expect(await session.gatt.mtu == 23)
             let long = try await session.characteristic(GATTInteropDatabase.long)
             #expect(try await session.gatt.read(long) == GATTInteropDatabase.longValue)

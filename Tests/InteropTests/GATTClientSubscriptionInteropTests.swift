@@ -14,9 +14,9 @@ struct GATTClientSubscriptionInteropTests {
 
     @Test("notifications and indications arrive in order with none lost", arguments: [false, true])
     func countersArriveInOrder(indications: Bool) async throws {
-        let capture = indications ? nil : interopCapturePath("bluewire_gatt_notify_indicate.btsnoop")
+        let capture = interopCapturePath(indications ? "bluewire_gatt_indicate.btsnoop" : "bluewire_gatt_notify.btsnoop")
         defer { removeTemporaryCapture(capture) }
-        try await withGATTPeripheral(capture: capture) { session in
+        try await withGATTPeripheral(capture: capture, ownAddress: indications ? "C4:5A:17:00:B2:04" : "C4:5A:17:00:B2:03") { session in
             let counter = try await session.characteristic(GATTInteropDatabase.counter)
             let subscription = try await session.gatt.subscribe(to: counter, indications: indications)
             #expect(session.gatt.state == .connected(.notificationsEnabled))

@@ -150,10 +150,10 @@ struct GATTPeripheralSession: Sendable {
     }
 }
 
-/// Where a test's capture goes: `Captures/NAME` in the repository when `BLUEWIRE_RECORD_CAPTURES=1`
+/// Where a test's capture goes: `Captures/NAME` in the repository when `BLUEWIRE_UPDATE_CAPTURES` is set
 /// (to refresh the committed sessions), a temporary file otherwise.
 func interopCapturePath(_ name: String) -> String {
-    if ProcessInfo.processInfo.environment["BLUEWIRE_RECORD_CAPTURES"] == "1" {
+    if ProcessInfo.processInfo.environment["BLUEWIRE_UPDATE_CAPTURES"] != nil {
         return BumblePeer.repositoryRoot.appendingPathComponent("Captures/\(name)").path
     }
     return FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID().uuidString.prefix(8))-\(name)").path
@@ -166,10 +166,11 @@ func removeTemporaryCapture(_ path: String?) {
 }
 
 /// Starts bumble_link.py with one controller for Bluewire and a GATT peripheral serving
-/// `GATTInteropDatabase`, brings a Host up on it (recording to `capture` if given), connects, runs
-/// `body`, and tears everything down. The whole run is bounded by `timeout`.
+/// `GATTInteropDatabase`, brings a Host up on it (recording to `capture` if given, with `ownAddress` as
+/// its random static address if given), connects, runs `body`, and tears everything down. `body` is
+/// bounded by `timeout`.
 func withGATTPeripheral<R: Sendable>(
-    arguments: [String] = [], capture: String? = nil, timeout: Duration = .seconds(15),
+    arguments: [String] = [], capture: String? = nil, ownAddress: String? = nil, timeout: Duration = .seconds(15),
     _ body: @escaping @Sendable (GATTPeripheralSession) async throws -> R
 ) async throws -> R {
     let file = try GATTInteropDatabase.file()
@@ -181,7 +182,9 @@ func withGATTPeripheral<R: Sendable>(
     let database = try JSONDecoder().decode([BumbleAttribute].self, from: JSONSerialization.data(withJSONObject: table))
     var transport: any HCITransport = try await TransportSpec(parsing: peer.transports[0]).open()
     if let capture { transport = try CaptureTap(wrapping: transport, path: capture) }
-    let host = BluetoothHost(transport: transport, configuration: HostConfiguration(connectionTimeout: .seconds(5)))
+    // A recorded session keeps one address, so that its replay can use it again.
+    let own = ownAddress.flatMap { BluetoothAddress(parsing: $0 + "/random") }
+    let host = BluetoothHost(transport: transport, configuration: HostConfiguration(randomAddress: own, connectionTimeout: .seconds(5)))
     do {
         try await host.start()
         let address = try #require(peer.ready.device?.address)
