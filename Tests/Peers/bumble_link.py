@@ -31,7 +31,8 @@ Centrals take commands on standard input, one JSON object per line, each with "c
     {"op": "write", "handle": H, "value": HEX, "response": true}
                               -> {"written": H} or {"written": H, "error": CODE}
     {"op": "att", "pdus": [HEX, ...]}                 send raw ATT PDUs back to back (a hostile
-                              client); from then on every ATT PDU received is {"att": HEX}
+                              client); from then on every ATT PDU received is {"att": HEX} and
+                              bypasses bumble's GATT client (no automatic confirmations)
     {"op": "disconnect"}                              -> {"disconnected": REASON}
 
 GATT file: {"services": [{"uuid": "180D", "characteristics": [
@@ -261,6 +262,8 @@ class Central:
                 self.emit({'written': handle, 'error': int(error.error_code)})
         elif op == 'att':
             if not self.raw:
+                # From now on this central's ATT PDUs bypass bumble's GATT client: a hostile client
+                # answers nothing by itself (no Handle Value Confirmation unless sent raw).
                 self.raw = True
                 manager = self.device.l2cap_channel_manager
                 deliver = manager.fixed_channels[att.ATT_CID]
@@ -268,7 +271,8 @@ class Central:
                 def tap(handle, pdu):
                     if self.connection and handle == self.connection.handle:
                         self.emit({'att': bytes(pdu).hex()})
-                    deliver(handle, pdu)
+                    else:
+                        deliver(handle, pdu)
                 manager.register_fixed_channel(att.ATT_CID, tap)
             for pdu in request['pdus']:
                 self.device.send_l2cap_pdu(self.connection.handle, att.ATT_CID, bytes.fromhex(pdu))
