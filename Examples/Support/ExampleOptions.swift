@@ -11,7 +11,8 @@ public struct ExampleOptions: ParsableArguments {
         "hci0, tcp:HOST:PORT, unix:PATH or serial:PATH[:BAUD]. Default: $BLUEWIRE_TRANSPORT.", valueName: "transport"))
     public var transport: String?
 
-    @Option(name: .long, help: ArgumentHelp("Random static address to use, AA:BB:CC:DD:EE:FF (default: a new one).", valueName: "address"))
+    // As the bluewire CLI spells it: `--address` would read as the peer's.
+    @Option(name: .customLong("own-address"), help: ArgumentHelp("Random static address to use, AA:BB:CC:DD:EE:FF (default: a new one).", valueName: "address"))
     public var address: String?
 
     @Option(name: .long, help: ArgumentHelp("Write everything that crosses the transport to this btsnoop file.", valueName: "file"))

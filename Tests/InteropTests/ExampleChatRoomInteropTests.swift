@@ -19,9 +19,9 @@ struct ExampleChatRoomInteropTests {
         let address = newStaticAddress()
         try await withBumblePeer([.tcp], arguments: ["--central", address.hexString, "--centrals", "2", "--manual"]) { peer in
             let peerLog = EventLog(peer.events.map { PeerJSON(line: $0) })
-            let room = try PeripheralProcess("chat-peripheral", ["--transport", peer.transports[0], "--address", address.hexString])
+            let room = try PeripheralProcess("chat-peripheral", ["--transport", peer.transports[0], "--own-address", address.hexString])
             defer { room.stop() }
-            try await room.lines.first("the room to open") { $0.hasPrefix("chat room \"") }
+            try await room.first("the room to open") { $0.hasPrefix("chat room \"") }
             for central in 0..<2 {
                 // An MTU exchange first, so a notification carries a whole message.
                 peer.command(central, "connect", ["discover": true, "mtu": 100])
@@ -65,13 +65,13 @@ struct ExampleChatRoomInteropTests {
         let address = newStaticAddress()
         try await withBumblePeer([.tcp, .tcp], arguments: ["--central", address.hexString, "--manual"]) { peer in
             let peerLog = EventLog(peer.events.map { PeerJSON(line: $0) })
-            let room = try PeripheralProcess("chat-peripheral", ["--transport", peer.transports[0], "--address", address.hexString, "--name", "Test Room"])
+            let room = try PeripheralProcess("chat-peripheral", ["--transport", peer.transports[0], "--own-address", address.hexString, "--name", "Test Room"])
             defer { room.stop() }
-            try await room.lines.first("the room to open") { $0.hasPrefix("chat room \"Test Room\"") }
+            try await room.first("the room to open") { $0.hasPrefix("chat room \"Test Room\"") }
             // alice finds the room by scanning for its service.
             let alice = try PeripheralProcess("chat-central", ["--transport", peer.transports[1], "--nick", "alice"], input: true)
             defer { alice.stop() }
-            let joined = try await alice.lines.first("alice to join") { $0.hasPrefix("joined ") }
+            let joined = try await alice.first("alice to join") { $0.hasPrefix("joined ") }
             #expect(joined == "joined \(address) as alice (mtu 517)")
             peer.command(0, "connect", ["discover": true, "mtu": 64])
             try await peerLog.first("bumble's discovery") { $0.isCentral(0, "discovered") }
@@ -84,12 +84,12 @@ struct ExampleChatRoomInteropTests {
             let hello = hexBytes(Array("alice: hello bumble".utf8))
             try await peerLog.first("bumble to hear alice") { $0.isCentral(0, "notification", roomHandle) && $0["value"]?.string == hello }
             peer.command(0, "write", ["handle": message, "value": hexBytes(Array("bob: hello alice".utf8))])
-            try await alice.lines.first("alice to hear bob") { $0 == "bob: hello alice" }
+            try await alice.first("alice to hear bob") { $0 == "bob: hello alice" }
             #expect(await alice.lines.events.contains("alice: hello bumble"), "alice hears her own message relayed")
 
             alice.closeInput()
             #expect(await alice.exitStatus() == 0, "stderr: \(alice.standardError)")
-            try await room.lines.first("alice to leave") { $0.hasPrefix("left: ") }
+            try await room.first("alice to leave") { $0.hasPrefix("left: ") }
         }
     }
 }

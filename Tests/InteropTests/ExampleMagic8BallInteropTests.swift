@@ -10,9 +10,9 @@ struct ExampleMagic8BallInteropTests {
         let address = newStaticAddress()
         try await withBumblePeer([.tcp, .tcp], arguments: ["--central", address.hexString, "--manual"]) { peer in
             let peerLog = EventLog(peer.events.map { PeerJSON(line: $0) })
-            let ball = try PeripheralProcess("magic8ball-peripheral", ["--transport", peer.transports[0], "--address", address.hexString])
+            let ball = try PeripheralProcess("magic8ball-peripheral", ["--transport", peer.transports[0], "--own-address", address.hexString])
             defer { ball.stop() }
-            try await ball.lines.first("the ball to be ready") { $0.hasPrefix("Magic 8-Ball ready as \(address)") }
+            try await ball.first("the ball to be ready") { $0.hasPrefix("Magic 8-Ball ready as \(address)") }
             // A bumble central subscribes to answers first: it must not hear the answers given to others.
             peer.command(0, "connect", ["discover": true, "mtu": 64])
             try await peerLog.first("bumble's discovery") { $0.isCentral(0, "discovered") }

@@ -45,10 +45,10 @@ struct ServeCommandInteropTests {
             let peerLog = EventLog(peer.events.map { PeerJSON(line: $0) })
             let serve = try PeripheralProcess("bluewire", [
                 "serve", "--db", dbFile.path, "--transport", peer.transports[0],
-                "--address", address.hexString, "--capture", capture.path,
+                "--own-address", address.hexString, "--capture", capture.path,
             ])
             defer { serve.stop() }
-            let banner = try await serve.lines.first("the advertising line") { $0.hasPrefix("advertising \"") }
+            let banner = try await serve.first("the advertising line") { $0.hasPrefix("advertising \"") }
             #expect(banner == "advertising \"Served\" as \(address) (legacy), serving \(table.database.attributes.count) attributes")
             try await peerLog.first("bumble's discovery") { $0.isCentral(0, "discovered") }
 
@@ -63,18 +63,18 @@ struct ServeCommandInteropTests {
             let longReads = try await serve.lines.wait(for: 5, "the Read Blob lines") { $0.contains(" 0x\(hex(table.long, width: 4)) offset ") }
             #expect(longReads.map { $0.split(separator: " ")[4] } == ["0:", "22:", "44:", "66:", "88:"])
             #expect(await serve.lines.events.contains { $0.hasPrefix("connected 0x") && $0.hasSuffix(" \(peer.ready.device!.address)/random") })
-            try await serve.lines.first("the subscriptions") { $0.contains("0x\(hex(table.indicating, width: 4)) indications") }
+            try await serve.first("the subscriptions") { $0.contains("0x\(hex(table.indicating, width: 4)) indications") }
             #expect(await serve.lines.events.contains { $0.contains("subscribed") && $0.contains("0x\(hex(table.notifying, width: 4)) notifications") })
 
             // A write to a notifying characteristic is printed and relayed to the subscriber.
             peer.command(0, "write", ["handle": Int(table.notifying), "value": "c0ffee"])
             let notification = try await peerLog.first("the relayed notification") { $0.isCentral(0, "notification", Int(table.notifying)) }
             #expect(notification["value"]?.string == "c0ffee")
-            try await serve.lines.first("the write line") { $0.contains("write ") && $0.hasSuffix("c0ffee (3 bytes)") }
+            try await serve.first("the write line") { $0.contains("write ") && $0.hasSuffix("c0ffee (3 bytes)") }
             peer.command(0, "write", ["handle": Int(table.indicating), "value": "0102"])
             let indication = try await peerLog.first("the relayed indication") { $0.isCentral(0, "notification", Int(table.indicating)) }
             #expect(indication["value"]?.string == "0102" && indication["kind"]?.string == "indicate")
-            try await serve.lines.first("the confirmation") { $0.hasPrefix("indication confirmed") }
+            try await serve.first("the confirmation") { $0.hasPrefix("indication confirmed") }
 
             serve.send(signal: SIGINT)
             #expect(await serve.exitStatus() == 0, "stderr: \(serve.standardError)")
@@ -99,14 +99,14 @@ struct ServeCommandInteropTests {
         try await withBumblePeer([.tcp], arguments: ["--central", address.hexString]) { peer in
             let serve = try PeripheralProcess("bluewire", [
                 "serve", "--db", dbFile.path, "--name", "Heart", "--json",
-                "--transport", peer.transports[0], "--address", address.hexString,
+                "--transport", peer.transports[0], "--own-address", address.hexString,
             ])
             defer { serve.stop() }
-            let banner = PeerJSON(line: try await serve.lines.first("the advertising line") { $0.contains("\"advertising\"") })
+            let banner = PeerJSON(line: try await serve.first("the advertising line") { $0.contains("\"advertising\"") })
             #expect(banner["name"]?.string == "Heart" && banner["kind"]?.string == "legacy")
-            let subscribed = PeerJSON(line: try await serve.lines.first("the subscription") { $0.contains("\"subscribed\"") })
+            let subscribed = PeerJSON(line: try await serve.first("the subscription") { $0.contains("\"subscribed\"") })
             #expect(subscribed["handle"]?.int == 3 && subscribed["notifications"] == .bool(true))
-            let read = PeerJSON(line: try await serve.lines.first("the read") { $0.contains("\"read\"") })
+            let read = PeerJSON(line: try await serve.first("the read") { $0.contains("\"read\"") })
             #expect(read["value"]?.string == "0048")
             serve.send(signal: SIGTERM)
             #expect(await serve.exitStatus() == 0, "stderr: \(serve.standardError)")

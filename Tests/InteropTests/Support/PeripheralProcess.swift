@@ -58,6 +58,19 @@ final class PeripheralProcess: Sendable {
         lines = EventLog(stream)
     }
 
+    /// The first output line matching `predicate`, waiting for it; a timeout reports what the
+    /// process wrote to standard error (it may have exited with an error).
+    @discardableResult
+    func first(
+        _ what: String, within timeout: Duration = .seconds(20), where predicate: @escaping @Sendable (String) -> Bool
+    ) async throws -> String {
+        do {
+            return try await lines.first(within: timeout, what, where: predicate)
+        } catch {
+            throw WaitTimedOut(description: "\(error)\nstandard error of the process:\n\(standardError)")
+        }
+    }
+
     /// Writes a line to the process's standard input.
     func write(line: String) {
         input?.fileHandleForWriting.write(Data((line + "\n").utf8))
