@@ -86,7 +86,7 @@ public struct Connection: Sendable, Hashable, CustomStringConvertible {
 
 extension BluetoothHost {
     func attRequest(_ pdu: ATTPDU, on handle: UInt16) async throws(ConnectionError) -> ATTPDU {
-        guard let link = links[handle] else { throw .disconnected(.unknownConnectionIdentifier) }
+        guard let link = links[handle] else { throw .disconnected(endedReason(handle)) }
         let id: ATTRequestID
         do throws(ATTBearerError) {
             id = try link.bearer.send(request: pdu, now: now)
@@ -111,7 +111,7 @@ extension BluetoothHost {
     }
 
     func attCommand(_ pdu: ATTPDU, on handle: UInt16) async throws(ConnectionError) {
-        guard let link = links[handle] else { throw .disconnected(.unknownConnectionIdentifier) }
+        guard let link = links[handle] else { throw .disconnected(endedReason(handle)) }
         do throws(ATTBearerError) {
             try link.bearer.send(command: pdu)
         } catch {
@@ -157,8 +157,13 @@ extension BluetoothHost {
     }
 
     func waitForDisconnection(handle: UInt16) async -> HCIStatus {
-        guard let link = links[handle] else { return .unknownConnectionIdentifier }
+        guard let link = links[handle] else { return endedReason(handle) }
         return await withCheckedContinuation { continuation in link.disconnectWaiters.append(continuation) }
+    }
+
+    /// Why the link of `handle` ended, or Unknown Connection Identifier if there never was one.
+    func endedReason(_ handle: UInt16) -> HCIStatus {
+        endedLinks[handle] ?? .unknownConnectionIdentifier
     }
 
     func isConnected(handle: UInt16) -> Bool { links[handle] != nil }
@@ -168,7 +173,7 @@ extension BluetoothHost {
     }
 
     func fire(_ trigger: ConnectionTrigger, on handle: UInt16) throws(ConnectionError) -> ConnectionTransition {
-        guard let link = links[handle] else { throw .disconnected(.unknownConnectionIdentifier) }
+        guard let link = links[handle] else { throw .disconnected(endedReason(handle)) }
         do throws(ConnectionTriggerRefused) {
             return try link.stateMachine.fire(trigger)
         } catch {

@@ -116,6 +116,7 @@ extension BluetoothHost {
             handle: event.connectionHandle, role: role, peer: event.peerAddress,
             connectionInterval: event.connectionInterval, preferredMTU: configuration.preferredMTU)
         links[event.connectionHandle] = link
+        endedLinks[event.connectionHandle] = nil
         gattServer.connect(event.connectionHandle)
         publishServerEvents()
         let connection = Connection(host: self, handle: event.connectionHandle, peer: event.peerAddress, role: role)
@@ -159,6 +160,7 @@ extension BluetoothHost {
     /// The controller reported the connection gone: fail everything pending on it.
     func linkDisconnected(handle: UInt16, reason: HCIStatus) {
         guard let link = links.removeValue(forKey: handle) else { return }
+        endedLinks[handle] = reason
         log.hci.debug("disconnected", metadata: ["handle": "0x\(hex(handle, width: 4))", "reason": "\(reason)"])
         // Before anything waiting on the link resumes, so each of them can say why it ended.
         link.gattClient?.recordDisconnection(reason: reason)

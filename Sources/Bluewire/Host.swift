@@ -48,6 +48,9 @@ public actor BluetoothHost {
     var fragmenter = L2CAPFragmenter(bufferSize: 27)
     var aclCredits = ACLCreditManager(totalBuffers: 1)
     var links: [UInt16: Link] = [:]
+    /// Why each link that ended did, by handle, until a new connection reuses the handle (bounded by
+    /// the handle space): a request that finds its link gone reports this reason.
+    var endedLinks: [UInt16: HCIStatus] = [:]
 
     // Roles.
     var scanSession: ScanSession?
