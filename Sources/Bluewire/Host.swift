@@ -62,6 +62,8 @@ public actor BluetoothHost {
     var gattServer = GATTServer(database: GATTDatabase())
     /// Advertising, peripheral events and indication waiters (Peripheral/).
     var peripheral = PeripheralState()
+    /// Weak references to per-connection objects, counted by `diagnostics`.
+    let lifetimes = HostObjectLifetimes()
 
     enum Phase: Equatable {
         case idle, starting, running, closed

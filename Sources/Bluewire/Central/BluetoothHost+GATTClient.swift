@@ -8,6 +8,7 @@ extension BluetoothHost {
     func attachGATTClient(to link: Link, connection: Connection) {
         let session = GATTClientSession(connection: connection, state: link.stateMachine.state)
         link.gattClient = session
+        lifetimes.track(link, session: session)
         link.stateMachine.observer = { [weak session] transition in session?.record(transition) }
     }
 
