@@ -12,7 +12,10 @@ extension BluetoothHost {
         let result = await sendCommandResult(command, timeout: timeout)
         switch result {
         case .success(let response): return response
-        case .failure(let error): throw .command(error)
+        case .failure(let error):
+            // Cancelled with everything else pending: say why (hardware error, transport gone).
+            if case .cancelled = error, let cause = commandCancellationCause { throw cause }
+            throw .command(error)
         }
     }
 

@@ -79,6 +79,7 @@ extension BluetoothHost {
     /// the controller so it can be used again.
     func hardwareError(code: UInt8) {
         log.hci.error("hardware error 0x\(hex(code, width: 2)); resetting the controller")
+        commandCancellationCause = .hardwareError(code: code)
         for completion in commandFlow.cancelAll() { complete(completion) }
         endScan(error: .hardwareError(code: code))
         failPendingConnection(.hardwareError(code: code))

@@ -34,6 +34,9 @@ public actor BluetoothHost {
     var phase: Phase = .idle
     /// Why the transport ended, if it failed (kept so `start()` can report it).
     var transportFailure: TransportError?
+    /// Why pending commands were last cancelled (a hardware error, the transport ending): what a
+    /// cancelled `send` reports.
+    var commandCancellationCause: HostError?
 
     // I/O tasks.
     let outbound: AsyncStream<HCIPacket>.Continuation
@@ -189,6 +192,7 @@ public actor BluetoothHost {
 
     /// Fails everything that waits on the controller.
     func shutDown(reason: HostError) {
+        commandCancellationCause = reason
         for completion in commandFlow.cancelAll() {
             commandWaiters.removeValue(forKey: completion.id)?.resume(returning: completion.result)
         }
