@@ -84,14 +84,31 @@ extension BluetoothHost {
         endScan(error: .hardwareError(code: code))
         failPendingConnection(.hardwareError(code: code))
         for handle in Array(links.keys) { linkDisconnected(handle: handle, reason: .hardwareFailure) }
-        publish(.hardwareError(code: code))
-        Task { await self.recoverFromHardwareError() }
+        Task { await self.recoverFromHardwareError(code: code) }
     }
 
-    /// Brings the controller up again after a hardware error, with the same address.
-    func recoverFromHardwareError() async {
+    /// Brings the controller up again after a hardware error, with the same address, then reports
+    /// the error. Until then the Host is starting again: a scan or connection begun meanwhile would
+    /// be wiped by the Reset or sent before the event masks are set, so they are refused. The Reset
+    /// also wiped the advertising set: it is set up again if the application still wants it.
+    func recoverFromHardwareError(code: UInt8) async {
         guard phase == .running, let address = controller?.randomAddress else { return }
-        if case .failure(let error) = await runBringUp(address: address) {
+        phase = .starting
+        let result = await runBringUp(address: address)
+        guard phase == .starting else { return }
+        switch result {
+        case .success:
+            phase = .running
+            if let advertisement = peripheral.advertising.advertisement {
+                peripheral.advertising.isEnabled = false
+                do throws(PeripheralError) {
+                    try await startAdvertising(advertisement)
+                } catch {
+                    log.hci.error("advertising not restarted after a hardware error: \(error)")
+                }
+            }
+            publish(.hardwareError(code: code))
+        case .failure(let error):
             log.hci.error("controller did not come back after a hardware error: \(error)")
             transportFailed(.closed)
         }
