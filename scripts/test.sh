@@ -23,7 +23,7 @@ run_tests() {
   echo "== swift test ($label)"
   set +e
   swift test --skip-build "$@" 2>&1 | tee ".build/test-output-$label.txt" \
-    | grep -vE 'Test .*(started|passed after)|^Test Case .*(started|passed)'
+    | awk '!/^(◇|✔|􀟈|􁁛) (Test|Suite) / || /Test run with/ { print; fflush() }'
   local status=${PIPESTATUS[0]}
   set -e
   [ "$status" -eq 0 ] || { echo "swift test ($label) failed (status $status)"; exit "$status"; }
