@@ -63,6 +63,7 @@ extension BluetoothHost {
         for packet in aclCredits.nextPacketsToSend() {
             write(HCIPacket(type: .acl, payload: packet.encode()))
         }
+        resumeACLQueueWaiters()
     }
 
     /// Sends what the ATT bearer produced and handles its events.

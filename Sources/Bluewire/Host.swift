@@ -54,6 +54,8 @@ public actor BluetoothHost {
     /// Why each link that ended did, by handle, until a new connection reuses the handle (bounded by
     /// the handle space): a request that finds its link gone reports this reason.
     var endedLinks: [UInt16: HCIStatus] = [:]
+    /// Senders waiting for a link's ACL queue to drain (Throughput/BluetoothHost+ACLQueue.swift).
+    var aclQueueWaiters: [ACLQueueWaiter] = []
 
     // Roles.
     var scanSession: ScanSession?
