@@ -25,7 +25,10 @@ struct ServeCommand: AsyncParsableCommand {
             """)
 
     @Option(name: .long, help: ArgumentHelp("GATT database (JSON attribute table or services form).", valueName: "file"))
-    var db: String
+    var db: String?
+
+    @Flag(name: .long, help: "Serve Bluewire's throughput peer instead of a database (the peer of `bluewire throughput`).")
+    var throughput = false
 
     @Option(name: .long, help: ArgumentHelp("Name to advertise (default: the database's Device Name).", valueName: "name"))
     var name: String?
@@ -38,7 +41,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var live: LiveOptions
 
+    func validate() throws {
+        guard (db != nil) != throughput else { throw ValidationError("give either --db FILE or --throughput") }
+    }
+
     func run() async throws {
+        guard let db else { return await ServeThroughput.run(name: name, maxConnections: maxConnections, json: json, live: live) }
         // The database is checked before the controller is touched.
         let database: GATTDatabase
         do {

@@ -327,6 +327,8 @@ async def main():
     parser.add_argument('--interval', type=float, default=1000, metavar='MS',
                         help='advertising interval in ms (bumble emits one advertising event per interval)')
     parser.add_argument('--gatt', metavar='FILE.json', help='GATT services for the peripheral')
+    parser.add_argument('--acl-buffer', type=int, metavar='OCTETS',
+                        help='host-facing controllers report LE ACL buffers of this length (default 27 x 64)')
     parser.add_argument('--disconnect-on', metavar='OPCODE[:N]',
                         help='peripheral: drop the link instead of answering the N-th ATT PDU with this opcode (hex)')
     args = parser.parse_args()
@@ -354,6 +356,9 @@ async def main():
         if args.legacy_reports:
             # The controller picks 0x0D or 0x02 reports from its own LE feature bits.
             controller.le_features &= ~hci.LeFeatureMask.LE_EXTENDED_ADVERTISING
+        if args.acl_buffer:
+            # What LE Read Buffer Size reports: longer buffers let a host send a 251-octet PDU whole.
+            controller.le_acl_data_packet_length = args.acl_buffer
         transports.append(transport)
         controllers.append({'transport': spelling, 'address': controller.random_address.to_string(False)})
 

@@ -1,0 +1,258 @@
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+
+/// How to run a throughput measurement (`ThroughputClient.run`).
+public struct ThroughputOptions: Sendable, Hashable {
+    public var mode: ThroughputMode
+    /// How long to measure, on the Host's clock.
+    public var duration: TimeSpan
+    /// The characteristic value handle to subscribe to (notify) or write (writes); nil finds the
+    /// throughput service's stream or sink characteristic (`ThroughputProfile`) by discovery.
+    public var valueHandle: UInt16?
+    /// Octets per written packet, 4...`ThroughputProfile.maximumPayloadLength(mtu:)`; nil: that
+    /// maximum. (Notifications are as long as the peer makes them.)
+    public var payloadLength: Int?
+    /// Stop after this many packets even if `duration` has not elapsed.
+    public var packetLimit: Int?
+    /// How often `progress` is called.
+    public var progressInterval: TimeSpan
+    /// Whether to exchange MTUs first (the Host offers its configuration's `preferredMTU`).
+    public var exchangesMTU: Bool
+    /// PHYs to ask for before measuring (e.g. `.le2M`); nil keeps the link's.
+    public var phy: LEPHYSet?
+
+    public init(
+        mode: ThroughputMode, duration: TimeSpan = .seconds(10), valueHandle: UInt16? = nil, payloadLength: Int? = nil,
+        packetLimit: Int? = nil, progressInterval: TimeSpan = .seconds(1), exchangesMTU: Bool = true, phy: LEPHYSet? = nil
+    ) {
+        self.phy = phy
+        self.mode = mode
+        self.duration = duration
+        self.valueHandle = valueHandle
+        self.payloadLength = payloadLength
+        self.packetLimit = packetLimit
+        self.progressInterval = progressInterval
+        self.exchangesMTU = exchangesMTU
+    }
+}
+
+/// The measuring side of a throughput run, on a connection where the local device is central
+/// (`bluewire throughput`).
+///
+/// ```swift
+/// let connection = try await host.connect(to: peer)
+/// let report = try await ThroughputClient(connection: connection).run(ThroughputOptions(mode: .notify, duration: .seconds(3))) {
+///     print("\($0.kilobitsPerSecond) kbit/s")
+/// }
+/// ```
+///
+/// - notify: subscribes, counts the notifications (lost and out-of-order ones by their sequence
+///   numbers) until `duration` has passed, unsubscribes.
+/// - write-without-response: resets the peer's sink (if it has Bluewire's sink report), sends
+///   sequence-numbered Write Commands as fast as the controller's ACL buffers take them, then reads
+///   the sink report: what arrived, lost, out of order.
+/// - write: the same with Write Requests, one at a time, timing each round trip.
+///
+/// Times come from the Host's clock, so on a `VirtualLink` with radio timing the figures are in
+/// virtual time and follow the link's model.
+public struct ThroughputClient: Sendable {
+    public let connection: Connection
+
+    public init(connection: Connection) {
+        self.connection = connection
+    }
+
+    /// Runs one measurement and returns its report. `progress` is called about every
+    /// `options.progressInterval` while it runs (from another task: it must not block).
+    public func run(
+        _ options: ThroughputOptions, progress: @escaping @Sendable (ThroughputProgress) -> Void = { _ in }
+    ) async throws(ThroughputError) -> ThroughputReport {
+        let gatt = await connection.gatt
+        if options.exchangesMTU {
+            do { _ = try await gatt.exchangeMTU() } catch { throw Self.map(error) }
+        }
+        let mtu = await gatt.mtu
+        let (characteristic, report) = try await locate(options, gatt)
+        let phy = if let phys = options.phy { await requestPHY(phys) } else { Optional<(tx: UInt8, rx: UInt8)>.none }
+        var result: ThroughputReport
+        switch options.mode {
+        case .notify:
+            result = try await measureNotifications(characteristic, options, gatt, mtu: mtu, progress: progress)
+        case .write, .writeWithoutResponse:
+            let maximum = ThroughputProfile.maximumPayloadLength(mtu: mtu)
+            let length = options.payloadLength ?? maximum
+            guard length >= ThroughputProfile.sequenceLength, length <= maximum else { throw .payloadLength(length, maximum: maximum) }
+            result = try await measureWrites(characteristic.valueHandle, report: report?.valueHandle, length: length, options, gatt,
+                                             mtu: mtu, progress: progress)
+        }
+        result.phy = phy.map { ThroughputReport.PHYs(tx: $0.tx, rx: $0.rx) }
+        return result
+    }
+
+    /// The characteristic to measure with, and the sink report in the same service, if any.
+    func locate(_ options: ThroughputOptions, _ gatt: GATTClient) async throws(ThroughputError) -> (GATTCharacteristic, GATTCharacteristic?) {
+        let services: [GATTDiscoveredService]
+        do { services = try await gatt.discoverAll() } catch { throw Self.map(error) }
+        let needed: CharacteristicProperties = switch options.mode {
+        case .notify: .notify
+        case .writeWithoutResponse: .writeWithoutResponse
+        case .write: .write
+        }
+        let profileUUID = options.mode == .notify ? ThroughputProfile.stream : ThroughputProfile.sink
+        for service in services {
+            for item in service.characteristics {
+                let characteristic = item.characteristic
+                guard options.valueHandle.map({ characteristic.valueHandle == $0 }) ?? (characteristic.uuid == profileUUID) else { continue }
+                guard characteristic.properties.contains(needed) else {
+                    throw .propertyMissing(handle: characteristic.valueHandle, needed: needed, mode: options.mode)
+                }
+                let report = service.characteristics.first { $0.characteristic.uuid == ThroughputProfile.sinkReport }
+                return (characteristic, report?.characteristic)
+            }
+        }
+        throw .characteristicNotFound(handle: options.valueHandle, mode: options.mode)
+    }
+
+    // MARK: Notify
+
+    func measureNotifications(
+        _ characteristic: GATTCharacteristic, _ options: ThroughputOptions, _ gatt: GATTClient, mtu: Int,
+        progress: @escaping @Sendable (ThroughputProgress) -> Void
+    ) async throws(ThroughputError) -> ThroughputReport {
+        let subscription: CharacteristicSubscription
+        do { subscription = try await gatt.subscribe(to: characteristic) } catch { throw Self.map(error) }
+        let clock = connection.host.clock
+        let start = clock.now
+        let meter = ThroughputMeter(start: start, countsLoss: true)
+        let limit = options.packetLimit
+        let receiver = Task { () -> GATTError? in
+            do throws(GATTError) {
+                for try await notification in subscription {
+                    meter.received(notification.value, at: clock.now)
+                    if let limit, meter.packets >= limit { break }
+                }
+            } catch {
+                return error
+            }
+            return nil
+        }
+        let ticker = Task {
+            await Self.tick(clock: clock, meter: meter, start: start, options: options, progress: progress)
+            receiver.cancel()
+        }
+        let failure = await withTaskCancellationHandler {
+            await receiver.value
+        } onCancel: {
+            receiver.cancel()
+        }
+        ticker.cancel()
+        if let failure { throw Self.map(failure) }
+        // Stops the peer's stream; what it sent meanwhile is not counted.
+        do { try await gatt.unsubscribe(subscription) } catch { throw Self.map(error) }
+        let state = meter.snapshot()
+        return ThroughputReport(
+            mode: .notify, mtu: mtu, payloadLength: state.largestPacket, elapsed: (state.lastPacket ?? clock.now) - start,
+            packets: state.tracker.packets, octets: state.tracker.octets, lost: state.tracker.lost,
+            outOfOrder: state.tracker.outOfOrder)
+    }
+
+    // MARK: Writes
+
+    func measureWrites(
+        _ valueHandle: UInt16, report reportHandle: UInt16?, length: Int, _ options: ThroughputOptions, _ gatt: GATTClient,
+        mtu: Int, progress: @escaping @Sendable (ThroughputProgress) -> Void
+    ) async throws(ThroughputError) -> ThroughputReport {
+        if let reportHandle {
+            do { try await gatt.write([0], to: reportHandle) } catch { throw Self.map(error) }
+        }
+        let host = connection.host, handle = connection.handle, clock = host.clock
+        let start = clock.now
+        let meter = ThroughputMeter(start: start, countsLoss: false)
+        let mode = options.mode, limit = options.packetLimit
+        let worker = Task { () -> ThroughputError? in
+            if mode == .writeWithoutResponse {
+                let result = await host.sendSequencedWriteCommands(
+                    valueHandle, on: handle, payloadLength: length, limit: limit,
+                    shouldStop: { meter.stopRequested }, sent: { meter.sent(octets: $0, at: clock.now) })
+                if case .failure(let error) = result { return Self.map(error) }
+                return nil
+            }
+            var value = ThroughputProfile.packet(sequence: 0, length: length)
+            var sequence: UInt32 = 0
+            while !meter.stopRequested, !Task.isCancelled {
+                if let limit, Int(sequence) >= limit { break }
+                ThroughputProfile.writeSequence(sequence, into: &value)
+                let sentAt = clock.now
+                do throws(GATTError) { try await gatt.write(value, to: valueHandle) } catch { return Self.map(error) }
+                let answeredAt = clock.now
+                meter.sent(octets: value.count, at: answeredAt, latency: answeredAt - sentAt)
+                sequence &+= 1
+            }
+            return nil
+        }
+        let ticker = Task {
+            await Self.tick(clock: clock, meter: meter, start: start, options: options, progress: progress)
+            meter.requestStop()
+            // Write Commands stop at once (their flow-control wait ends); a Write Request in flight
+            // is answered first.
+            if mode == .writeWithoutResponse { worker.cancel() }
+        }
+        let failure = await withTaskCancellationHandler {
+            await worker.value
+        } onCancel: {
+            worker.cancel()
+        }
+        ticker.cancel()
+        if let failure { throw failure }
+        let state = meter.snapshot()
+        var end = state.lastPacket ?? clock.now
+        var sink: ThroughputSinkReport?
+        if let reportHandle {
+            // The Read Request leaves after every write, so its answer counts them all.
+            let value: [UInt8]
+            do { value = try await gatt.read(handle: reportHandle) } catch { throw Self.map(error) }
+            sink = ThroughputSinkReport(decoding: value)
+        }
+        if mode == .writeWithoutResponse {
+            // Until the controller has taken the last write: the sink report's answer when there is
+            // one (a round trip later at most), else the host's queue running empty.
+            if sink == nil { _ = await host.waitForACLQueue(of: handle, atMost: 0) }
+            end = clock.now
+        }
+        return ThroughputReport(
+            mode: mode, mtu: mtu, payloadLength: length, elapsed: end - start,
+            packets: sink?.packets ?? state.tracker.packets, octets: sink?.octets ?? state.tracker.octets,
+            sent: state.tracker.packets, lost: sink?.lost, outOfOrder: sink?.outOfOrder,
+            latency: LatencyPercentiles(state.latencies))
+    }
+
+    // MARK: Helpers
+
+    /// Sleeps until the run's end on the Host's clock, calling `progress` every interval.
+    static func tick(
+        clock: any HostClock, meter: ThroughputMeter, start: MonotonicInstant, options: ThroughputOptions,
+        progress: @Sendable (ThroughputProgress) -> Void
+    ) async {
+        let deadline = start + options.duration
+        let interval = options.progressInterval
+        var next = start + interval
+        while !Task.isCancelled {
+            let wake = interval.microseconds > 0 ? Swift.min(next, deadline) : deadline
+            do { try await clock.sleep(until: wake) } catch { return }
+            if wake >= deadline { return }
+            progress(meter.progress(at: clock.now))
+            next = next + interval
+        }
+    }
+
+    static func map(_ error: GATTError) -> ThroughputError {
+        if case .disconnected(let reason) = error { return .disconnected(reason) }
+        return .gatt(error)
+    }
+
+    static func map(_ error: ConnectionError) -> ThroughputError {
+        if case .disconnected(let reason) = error { return .disconnected(reason) }
+        return .connection(error)
+    }
+}

@@ -1,0 +1,46 @@
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+
+/// Why a throughput run could not be made or finished.
+public enum ThroughputError: Error, Sendable, CustomStringConvertible {
+    /// No characteristic with this value handle (or, without one, no throughput service characteristic
+    /// for the mode) in the peer's database.
+    case characteristicNotFound(handle: UInt16?, mode: ThroughputMode)
+    /// The characteristic lacks the property the mode needs.
+    case propertyMissing(handle: UInt16, needed: CharacteristicProperties, mode: ThroughputMode)
+    /// The payload length asked for does not fit: at least 4 octets (the sequence number), at most
+    /// ATT_MTU − 3 and 512 (the longest attribute value).
+    case payloadLength(Int, maximum: Int)
+    /// A GATT operation failed (discovery, subscription, a write, the sink report).
+    case gatt(GATTError)
+    /// The link ended during the run.
+    case disconnected(HCIStatus)
+    /// Sending failed on the connection (ATT bearer closed...).
+    case connection(ConnectionError)
+
+    public var description: String {
+        switch self {
+        case .characteristicNotFound(let handle?, let mode):
+            "no characteristic with value handle 0x\(hex(handle, width: 4)) for \(mode.rawValue) on the peer"
+        case .characteristicNotFound(nil, let mode):
+            "the peer has no throughput service characteristic for \(mode.rawValue) (give --handle)"
+        case .propertyMissing(let handle, let needed, let mode):
+            "characteristic 0x\(hex(handle, width: 4)) lacks \(Self.name(needed)), which \(mode.rawValue) needs"
+        case .payloadLength(let length, let maximum):
+            "payload length \(length) does not fit: 4...\(maximum) octets (ATT_MTU - 3, at most 512)"
+        case .gatt(let error): "\(error)"
+        case .disconnected(let reason): "disconnected: \(reason)"
+        case .connection(let error): "\(error)"
+        }
+    }
+
+    static func name(_ property: CharacteristicProperties) -> String {
+        switch property {
+        case .notify: "Notify"
+        case .writeWithoutResponse: "Write Without Response"
+        case .write: "Write"
+        default: "property 0x\(hex(property.rawValue, width: 2))"
+        }
+    }
+}
