@@ -3,8 +3,9 @@ import BluewireCore
 import BluewireGATT
 import BluewireSnoop
 
-// What `bluewire decode` does with each record of a capture: the summary counts, the btmon-style
-// text line and the JSON line, over records taken from the input.
+// What `bluewire decode` and `bluewire analyze` do with a capture: the summary counts, the btmon-style
+// text line and the JSON line of each record, and the per-connection analysis with its GATT tables,
+// over records taken from the input.
 //
 // Input: records back to back, each a meta byte, a 16-bit little-endian length and that many bytes.
 //   meta bit 0: direction (1 controller → host); bits 1–3: 0–4 an H4 packet (the bytes start with the
@@ -17,13 +18,17 @@ import BluewireSnoop
 //   send escape sequences to the terminal);
 // - the JSON line parses with the strict JSON parser (RFC 8259, no duplicate keys) into an object
 //   whose index, kind and summary are those of the description;
-// - the summary counts every record exactly once in one category.
+// - the summary counts every record exactly once in one category;
+// - the analysis counts every record, its JSON report parses strictly and its text report has no
+//   control characters but line breaks; every device database it reconstructs (`--export-db`) is
+//   written as a file that `GATTDatabase(json:)` (`bluewire serve --db`) loads back identically.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     var describer = PacketDescriber()
     var summary = CaptureSummary()
+    var analyzer = CaptureAnalyzer()
     var index = 0
     var timestamp: Int64 = 0x00E0_3AB4_4A67_6000
     while !input.isAtEnd && index < 256 {
@@ -52,13 +57,42 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             index: index, offset: 16 + index * 24, direction: direction, timestamp: timestamp,
             originalLength: UInt32(bytes.count), drops: 0, flags: UInt32(meta & 1), data: bytes, content: content)
         summary.add(record)
+        analyzer.add(record)
         check(&describer, record)
         index += 1
     }
     let counted = summary.hciCommandFrames + summary.hciEventFrames + summary.hciACLFrames + summary.hciSCOFrames
         + summary.hciISOFrames + summary.noteFrames
     require(summary.frames == index && counted == index, "summary counts \(summary.frames) frames, \(counted) by kind, of \(index) records")
+    checkAnalysis(analyzer.analysis, records: index)
     return 0
+}
+
+func checkAnalysis(_ analysis: CaptureAnalysis, records: Int) {
+    require(analysis.recordCount == records, "analysis counts \(analysis.recordCount) of \(records) records")
+    for scalar in analysis.text.unicodeScalars where scalar.value < 0x20 && scalar != "\n" {
+        require(false, "control character U+\(hex(scalar.value, width: 4)) in the analysis text:\n\(analysis.text)")
+    }
+    do {
+        _ = try JSONParser.parse(analysis.json)
+    } catch {
+        require(false, "analysis JSON does not parse (\(error)):\n\(analysis.json)")
+    }
+    for device in analysis.devices {
+        _ = device.databaseFileName
+        guard let database = try? device.database() else { continue }
+        let file = database.exportJSON()
+        do {
+            let served = try GATTDatabase(json: file)
+            require(served.attributes.count == database.attributes.count, "served database has another attribute count")
+            for (a, b) in zip(database.attributes, served.attributes) {
+                require(a.handle == b.handle && a.type == b.type && a.permissions == b.permissions
+                        && (a.cachedValue ?? []) == (b.cachedValue ?? []), "attribute 0x\(hex(a.handle, width: 4)) changed on export")
+            }
+        } catch {
+            require(false, "exported database of \(device.name) does not load (\(error)):\n\(file)")
+        }
+    }
 }
 
 func check(_ describer: inout PacketDescriber, _ record: CaptureRecord) {

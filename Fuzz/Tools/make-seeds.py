@@ -473,12 +473,32 @@ def seeds_capture_analysis(packets):
     for name, d, p in packets:
         by_capture.setdefault(name, []).append((d, p))
     for name, items in sorted(by_capture.items()):
-        for _ in range(25):
+        for _ in range(15):
             start = rng.randrange(max(1, len(items) - 10))
             out = bytearray()
             for d, p in items[start:start + rng.randint(1, 10)]:
                 out += bytes([d]) + struct.pack("<H", len(p)) + p
             seeds.append(bytes(out))
+    # Whole connections (the analyzer's GATT tables need discovery), from each LE Connection Complete on.
+    for name, items in sorted(by_capture.items()):
+        starts = [i for i, (d, p) in enumerate(items) if p[:2] == b"\x04\x3e" and len(p) > 3 and p[3] in (0x01, 0x0A)]
+        for start in starts[:3]:
+            out = bytearray()
+            for d, p in items[start:]:
+                if len(out) + len(p) + 3 > 8000:
+                    break
+                if p[:2] == b"\x04\x3e" and len(p) > 3 and p[3] in (0x02, 0x0D):
+                    continue  # advertising reports: not what these seeds are for
+                out += bytes([d]) + struct.pack("<H", len(p)) + p
+            seeds.append(bytes(out))
+    # The monitor notes of the BlueZ captures (System Note, New Index, Open Index, …).
+    real_notes = []
+    for name in sorted(os.listdir(CAPTURES)):
+        if name.startswith("bluez_monitor"):
+            read_btsnoop(os.path.join(CAPTURES, name), real_notes)
+    for opcode, body in real_notes[:30]:
+        note = bytes([opcode]) + body
+        seeds.append(bytes([0x0A]) + struct.pack("<H", len(note)) + note)
     notes = [bytes([12]) + b"Bluetooth daemon 5.66\0", bytes([13, 6, 8]) + b"bluetoothd\0" + b"src/adapter.c:adapter_start()\0",
              bytes([0, 0, 0, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]) + b"hci0\0\0\0\0", bytes([8]), bytes([10, 1, 2, 3])]
     for note in notes:
