@@ -35,6 +35,7 @@ targets=(
   "att-pdu:BluewireCore BluewireHCI BluewireL2CAP BluewireATT|1024"
   "att-bearer:BluewireCore BluewireHCI BluewireL2CAP BluewireATT|4096"
   "gatt-server:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT|4096"
+  "gatt-client:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT|4096"
   "btsnoop:BluewireCore BluewireSnoop|16384|Capture"
   "pcapng:BluewireCore BluewireSnoop|16384|Capture"
   "capture-analysis:BluewireCore BluewireSnoop BluewireHCI BluewireL2CAP BluewireATT BluewireGATT BluewireAnalysis|8192"

@@ -7,7 +7,8 @@ import BluewireL2CAP
 // Input: one configuration byte, then HCI ACL Data packets back to back as on the wire (4-byte
 // header, Data_Total_Length octets). A packet whose length runs past the input gets the rest of it.
 // Configuration: bits 0–1 pick the reassembler's maximum PDU size (65,539 / 1,024 / 251 / 27),
-// bits 2–7 the ACL buffer size used to re-fragment complete PDUs (1 + 4 × value).
+// bits 2–7 the ACL buffer size used to re-fragment complete PDUs (1 + 4 × value, raised for large PDUs
+// so that none needs more than about 32 fragments).
 //
 // Invariants checked (never a trap):
 // - ACL packets decode exactly when their length field is right, and re-encode to the same bytes;
@@ -63,7 +64,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-func checkRefragmenting(_ pdu: L2CAPPDU, _ fragmenter: L2CAPFragmenter, maximum: Int) {
+func checkRefragmenting(_ pdu: L2CAPPDU, _ configured: L2CAPFragmenter, maximum: Int) {
+    // At most about 32 fragments, so that a large PDU in tiny buffers does not slow the fuzzer down.
+    let fragmenter = L2CAPFragmenter(bufferSize: max(configured.bufferSize, (pdu.payload.count + 4) / 32))
     let fragments = fragmenter.fragment(handle: pdu.handle, channelID: pdu.channelID, payload: pdu.payload)
     require(!fragments.isEmpty, "no fragments")
     var fresh = L2CAPReassembler(maximumPDUSize: maximum)

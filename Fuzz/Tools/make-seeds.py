@@ -534,9 +534,36 @@ def seeds_gatt_database_json():
     return [table, services] + generic
 
 
+def seeds_gatt_client(packets):
+    # Input: procedure byte, MTU byte, then the server's answers as length-prefixed PDUs (see
+    # Fuzz/Targets/gatt-client.swift). The answers are the peripherals' responses in the captures.
+    answers = {}
+    for ((name, d), _), pdu in att_pdus(packets):
+        if d == 1 and len(pdu) <= 255 and pdu[0] & 1 == 1:
+            answers.setdefault(pdu[0], []).append(pdu)
+    # procedure: (its response opcode, the request opcode whose Attribute Not Found ends it)
+    procedures = {0: (0x11, 0x10), 1: (0x07, 0x06), 2: (0x09, 0x08), 3: (0x09, 0x08), 4: (0x05, 0x04), 5: (0x0B, 0x0C),
+                  6: (0x17, 0x16), 7: (0x09, 0x08), 8: (0x0F, 0x0E), 9: (0x05, 0x04), 10: (0x13, 0x12)}
+    seeds = []
+    for which, (response, request) in procedures.items():
+        pool = answers.get(response, [])
+        for _ in range(10):
+            out = bytearray([which, rng.choice([0, 0, 0, 224, 40])])
+            if pool:
+                for pdu in rng.sample(pool, min(len(pool), rng.randint(1, 5))):
+                    out += bytes([len(pdu)]) + pdu
+            end = bytes([0x01, request, 0x20, 0x00, 0x0A])
+            out += bytes([len(end)]) + end
+            seeds.append(bytes(out))
+    # The answers of an honest server to a subscription: descriptors, then the write.
+    seeds.append(bytes([9, 0, 6, 0x05, 0x01, 0x13, 0x00, 0x02, 0x29, 1, 0x13]))
+    seeds.append(bytes([5, 0, 23, 0x0B] + [0x41] * 22 + [23, 0x0D] + [0x42] * 22 + [5, 0x0D, 1, 2, 3, 4]))
+    return seeds
+
+
 def main():
     if "--clean" in sys.argv:
-        for target in ("hci-event", "advertising-data", "l2cap", "att-pdu", "att-bearer", "btsnoop", "pcapng", "h4-framer", "gatt-server", "capture-analysis", "gatt-database-json"):
+        for target in ("hci-event", "advertising-data", "l2cap", "att-pdu", "att-bearer", "btsnoop", "pcapng", "h4-framer", "gatt-server", "capture-analysis", "gatt-database-json", "gatt-client"):
             shutil.rmtree(os.path.join(CORPUS, target), ignore_errors=True)
     packets = all_packets()
     write_corpus("hci-event", seeds_hci_event(packets), 300)
@@ -550,6 +577,7 @@ def main():
     write_corpus("gatt-server", seeds_gatt_server(packets), 200)
     write_corpus("capture-analysis", seeds_capture_analysis(packets), 200)
     write_corpus("gatt-database-json", seeds_gatt_database_json(), 50)
+    write_corpus("gatt-client", seeds_gatt_client(packets), 150)
 
 
 if __name__ == "__main__":
