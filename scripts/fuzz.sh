@@ -6,6 +6,7 @@
 #   scripts/fuzz.sh regress [TARGET|all]  run only the committed corpus and crash regressions once
 #   scripts/fuzz.sh merge TARGET          minimise the committed seed corpus (-merge=1) with the found inputs
 #   scripts/fuzz.sh list                  print the target names
+#   scripts/fuzz.sh stats                 totals per target over every run logged in .fuzz/logs/runs.txt
 #
 # How it builds: the package's core modules have no dependencies besides each other, so each one is
 # compiled straight with swiftc (whole module, -O, -sanitize=fuzzer,address for coverage and ASan) into
@@ -203,6 +204,13 @@ select_targets() {
 mkdir -p "$out/logs"
 case ${1:-} in
   list) all_targets ;;
+  stats)
+    [ -f "$out/logs/runs.txt" ] || { echo "fuzz: no runs logged yet"; exit 0; }
+    printf "%-20s %5s %8s %14s %12s\n" target runs seconds executions "best exec/s"
+    awk '{ split($3, s, "="); split($4, e, "="); split($5, r, "=");
+           runs[$2]++; secs[$2] += s[2]; execs[$2] += e[2]; if (r[2] + 0 > best[$2]) best[$2] = r[2] }
+         END { for (t in runs) printf "%-20s %5d %8d %14d %12d\n", t, runs[t], secs[t], execs[t], best[t] }' \
+      "$out/logs/runs.txt" | sort ;;
   build)
     for t in $(select_targets "${2:-all}"); do build_target "$t"; done ;;
   regress)
@@ -211,7 +219,7 @@ case ${1:-} in
     [ -n "${2:-}" ] || { echo "usage: scripts/fuzz.sh merge TARGET" >&2; exit 2; }
     build_target "$2"; merge_target "$2" ;;
   "" | -h | --help)
-    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2 ;;
   *)
     [[ ${2:-} =~ ^[0-9]+$ ]] || { echo "usage: scripts/fuzz.sh TARGET|all SECONDS" >&2; exit 2; }
     failed=0
