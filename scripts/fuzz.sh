@@ -104,7 +104,7 @@ build_module() {
   mapfile -t srcs < <(module_sources "$m")
   deps=$(module_deps "$m")
   for d in $deps; do objs+=("$build/$(module_name "$d").o"); done
-  if stale "$build/$name.o" "${srcs[@]}" "${objs[@]}" "$0"; then
+  if stale "$build/$name.o" "${srcs[@]}" "${objs[@]}" "$build/flags"; then
     echo "fuzz: compiling $name (${#srcs[@]} files)"
     nice -n "$nice_level" swiftc "${common_flags[@]}" -wmo -module-name "$name" -I "$build" \
       -emit-module -emit-module-path "$build/$name.swiftmodule" -c "${srcs[@]}" -o "$build/$name.o"
@@ -113,9 +113,16 @@ build_module() {
   fi
 }
 
+# The compiler flags in force: a change rebuilds everything (editing this script otherwise does not).
+record_flags() {
+  mkdir -p "$build"
+  local flags="${common_flags[*]} $(swiftc --version 2>/dev/null | head -n 1)"
+  [ -f "$build/flags" ] && [ "$(cat "$build/flags")" = "$flags" ] || echo "$flags" >"$build/flags"
+}
+
 build_target() {
   local t=$1 m objs=() support extra
-  mkdir -p "$build"
+  record_flags
   for m in $(target_modules "$t"); do
     build_module "$m"
     objs+=("$build/$(module_name "$m").o")
