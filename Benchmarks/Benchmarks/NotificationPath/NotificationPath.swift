@@ -1,0 +1,134 @@
+import Benchmark
+import Bluewire
+import BluewireATT
+import BluewireCore
+import BluewireHCI
+import BluewireL2CAP
+
+/// The receive path of a Handle Value Notification, from the ACL packet the controller hands over to
+/// the value in the subscriber's hands. Goal (issue 4): at most 300 ns and 0 allocations per
+/// notification in steady state.
+///
+/// - sans-I/O: `ACLPacket` decode → `L2CAPReassembler` → `ATTBearer` → subscriber callback, exactly
+///   the calls the Host makes per packet (`Host+ACL.swift`), without the actor. One scaled iteration
+///   is one notification, so the time per iteration is per notification.
+/// - Host actor: packets pushed into a transport → `BluetoothHost` (actor) → the subscriber's
+///   `AsyncStream` (`Connection.notifications(valueHandle:)`, what `CharacteristicSubscription`
+///   wraps), consumed by the benchmark task in batches of 64.
+let connectionHandle: UInt16 = 0x0040
+let valueHandle: UInt16 = 0x0010
+
+/// One ACL packet (no H4 byte) holding a whole L2CAP PDU with a notification of `length` octets,
+/// as controllers deliver them when the PDU fits their buffer (bumble sends up to 251 octets).
+func notificationPacket(length: Int) -> [UInt8] {
+    let att: [UInt8] = [0x1B, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)] + (0..<length).map { UInt8(truncatingIfNeeded: $0) }
+    let l2cap: [UInt8] = [UInt8(att.count & 0xFF), UInt8(att.count >> 8), 0x04, 0x00] + att
+    // Packet boundary 0b10: first automatically-flushable fragment (controller to host).
+    return [UInt8(connectionHandle & 0xFF), UInt8(connectionHandle >> 8) | 0x20, UInt8(l2cap.count & 0xFF), UInt8(l2cap.count >> 8)] + l2cap
+}
+
+/// The same notification split into ACL fragments of at most `bufferSize` data octets.
+func fragments(of packet: [UInt8], bufferSize: Int) -> [[UInt8]] {
+    let l2cap = Array(packet[4...])
+    var result: [[UInt8]] = []
+    var offset = 0
+    while offset < l2cap.count {
+        let part = Array(l2cap[offset..<min(offset + bufferSize, l2cap.count)])
+        let boundary: UInt8 = offset == 0 ? 0x20 : 0x10
+        result.append([UInt8(connectionHandle & 0xFF), UInt8(connectionHandle >> 8) | boundary, UInt8(part.count), 0] + part)
+        offset += bufferSize
+    }
+    return result
+}
+
+/// One connection's receive state, as the Host keeps it, and the delivery to one subscriber.
+struct ReceivePath {
+    var reassembler = L2CAPReassembler()
+    var bearer = ATTBearer(preferredMTU: 517, autoConfirmIndications: true)
+    var delivered = 0
+    var octets = 0
+
+    @inline(__always)
+    mutating func receive(_ payload: ArraySlice<UInt8>, now: MonotonicInstant) {
+        guard let packet = try? ACLPacket(decoding: payload) else { return }
+        guard let pdu = reassembler.receive(packet).pdu, pdu.channelID == .att else { return }
+        bearer.receive(pdu.payload, now: now)
+        while let output = bearer.nextOutput() {
+            if case .event(.notification(let handle, let value)) = output { deliver(handle, value) }
+        }
+    }
+
+    /// The subscriber: reads the value, as an application would.
+    @inline(__always)
+    mutating func deliver(_ handle: UInt16, _ value: ArraySlice<UInt8>) {
+        delivered &+= 1
+        octets &+= value.count &+ Int(handle)
+    }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .instructions],
+        timeUnits: .nanoseconds, warmupIterations: 10, scalingFactor: .kilo, maxDuration: .seconds(3), maxIterations: 1_000)
+
+    for length in [20, 244] {
+        let packet = notificationPacket(length: length)[...]
+        Benchmark("sans-I/O ACL → L2CAP → ATT → subscriber, \(length)-byte notification") { benchmark in
+            var path = ReceivePath()
+            let now = MonotonicInstant(microseconds: 1)
+            // Steady state: the bearer's output buffer has its capacity before measuring.
+            path.receive(packet, now: now)
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { path.receive(packet, now: now) }
+            benchmark.stopMeasurement()
+            blackHole(path.octets)
+            precondition(path.delivered == benchmark.scaledIterations.count + 1)
+        }
+    }
+
+    // Controllers with 27-octet buffers (no Data Length Extension): a 244-byte notification in 10
+    // fragments, reassembled into a buffer of its own (one allocation per PDU is expected here).
+    let fragmented = fragments(of: notificationPacket(length: 244), bufferSize: 27).map { $0[...] }
+    Benchmark("sans-I/O 244-byte notification in 27-octet ACL fragments (reassembled)") { benchmark in
+        var path = ReceivePath()
+        let now = MonotonicInstant(microseconds: 1)
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for fragment in fragmented { path.receive(fragment, now: now) }
+        }
+        benchmark.stopMeasurement()
+        blackHole(path.octets)
+    }
+
+    for length in [20, 244] {
+        let packet = notificationPacket(length: length)
+        Benchmark("Host actor: transport → BluetoothHost → subscriber stream, \(length)-byte notification") { benchmark in
+            let controller = BenchController()
+            let host = BluetoothHost(transport: controller)
+            do {
+                try await host.start()
+                let connection = try await host.connect(to: BenchController.peer)
+                var values = await connection.notifications(valueHandle: valueHandle).makeAsyncIterator()
+                let batch = 64
+                var octets = 0
+                // Warm up the Host's and the stream's buffers.
+                for _ in 0..<batch { controller.deliver(packet) }
+                for _ in 0..<batch { octets &+= await values.next()?.value.count ?? 0 }
+                let total = benchmark.scaledIterations.count
+                benchmark.startMeasurement()
+                var sent = 0
+                while sent < total {
+                    let count = min(batch, total - sent)
+                    for _ in 0..<count { controller.deliver(packet) }
+                    for _ in 0..<count { octets &+= await values.next()?.value.count ?? 0 }
+                    sent += count
+                }
+                benchmark.stopMeasurement()
+                blackHole(octets)
+            } catch {
+                benchmark.error("\(error)")
+            }
+            await host.close()
+        }
+    }
+}
