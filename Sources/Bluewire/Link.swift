@@ -17,6 +17,13 @@ public struct GATTNotification: Sendable, Hashable {
     public var value: ArraySlice<UInt8>
     /// True for an indication (which the host has confirmed), false for a notification.
     public var isIndication: Bool
+
+    @inlinable
+    public init(handle: UInt16, value: ArraySlice<UInt8>, isIndication: Bool) {
+        self.handle = handle
+        self.value = value
+        self.isIndication = isIndication
+    }
 }
 
 /// Everything the Host keeps for one LE connection. Only touched on the Host's executor.

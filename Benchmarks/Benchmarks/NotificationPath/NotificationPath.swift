@@ -4,6 +4,7 @@ import BluewireATT
 import BluewireCore
 import BluewireHCI
 import BluewireL2CAP
+import BluewireTransport
 
 /// The receive path of a Handle Value Notification, from the ACL packet the controller hands over to
 /// the value in the subscriber's hands. Goal (issue 4): at most 300 ns and 0 allocations per
@@ -98,6 +99,41 @@ let benchmarks: @Sendable () -> Void = {
         }
         benchmark.stopMeasurement()
         blackHole(path.octets)
+    }
+
+    // Baselines for the Host numbers: what one hand-off through each queue on the way costs alone,
+    // in the same batches of 64 (the transport's inbound queue, and the AsyncStream the subscriber reads).
+    let packet = notificationPacket(length: 20)
+    Benchmark("baseline: HCIInboundPackets yield → next, batches of 64") { benchmark in
+        let (packets, feed) = HCIInboundPackets.makeStream()
+        var iterator = packets.makeAsyncIterator()
+        var octets = 0
+        benchmark.startMeasurement()
+        var done = 0
+        while done < benchmark.scaledIterations.count {
+            let count = min(64, benchmark.scaledIterations.count - done)
+            for _ in 0..<count { feed.yield(HCIPacket(type: .acl, payload: packet)) }
+            for _ in 0..<count { octets &+= (try? await iterator.next())??.payload.count ?? 0 }
+            done += count
+        }
+        benchmark.stopMeasurement()
+        blackHole(octets)
+    }
+    Benchmark("baseline: AsyncStream<GATTNotification> yield → next, batches of 64") { benchmark in
+        let (stream, feed) = AsyncStream<GATTNotification>.makeStream(bufferingPolicy: .unbounded)
+        var iterator = stream.makeAsyncIterator()
+        let notification = GATTNotification(handle: valueHandle, value: packet[11...], isIndication: false)
+        var octets = 0
+        benchmark.startMeasurement()
+        var done = 0
+        while done < benchmark.scaledIterations.count {
+            let count = min(64, benchmark.scaledIterations.count - done)
+            for _ in 0..<count { feed.yield(notification) }
+            for _ in 0..<count { octets &+= await iterator.next()?.value.count ?? 0 }
+            done += count
+        }
+        benchmark.stopMeasurement()
+        blackHole(octets)
     }
 
     for length in [20, 244] {
