@@ -27,6 +27,8 @@ let package = Package(
     targets: [
         benchmarkTarget("CaptureDecode", ["BluewireCore", "BluewireHCI", "BluewireSnoop", "BluewireAnalysis"]),
         benchmarkTarget("AdvertisingReports", ["BluewireCore", "BluewireHCI", "BluewireSnoop"]),
-        benchmarkTarget("NotificationPath", ["Bluewire", "BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireTransport"]),
+        benchmarkTarget("NotificationPath", [
+            "Bluewire", "BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT", "BluewireTransport",
+        ]),
     ]
 )

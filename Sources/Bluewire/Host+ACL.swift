@@ -138,6 +138,9 @@ extension BluetoothHost {
         // Service Changed (Core Vol 3 Part G §7.1) must invalidate the client's cache before anyone
         // acts on the indication.
         if notification.isIndication, let client = link.gattClient { client.indicationReceived(notification) }
+        if let queues = link.notificationQueues[notification.handle] {
+            for queue in queues.values { queue.yield(notification) }
+        }
         if let subscribers = link.notificationSubscribers[notification.handle] {
             for continuation in subscribers.values { continuation.yield(notification) }
         }

@@ -172,6 +172,8 @@ extension BluetoothHost {
         for subscribers in link.notificationSubscribers.values { for c in subscribers.values { c.finish() } }
         for c in link.allNotificationSubscribers.values { c.finish() }
         link.notificationSubscribers.removeAll()
+        for queues in link.notificationQueues.values { for queue in queues.values { queue.finish() } }
+        link.notificationQueues.removeAll()
         link.allNotificationSubscribers.removeAll()
         _ = try? link.stateMachine.fire(.disconnect)
         link.gattClient?.linkDisconnected()

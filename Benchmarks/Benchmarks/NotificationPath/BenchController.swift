@@ -1,19 +1,28 @@
 import BluewireCore
+import BluewireGATT
 import BluewireTransport
 import Synchronization
 
 /// Just enough of a controller for the Host benchmark: it answers bring-up and LE Create Connection
-/// at once (a connection on handle 0x0040), returns ACL credits, and lets the benchmark push packets
-/// into the Host as a transport's reader thread would.
+/// at once (a connection on handle 0x0040), returns ACL credits, answers the Host's ATT requests
+/// from a GATT server (service 0xFFE0 with one notifying characteristic, value handle 0x0003), and
+/// lets the benchmark push packets into the Host as a transport's reader thread would.
 final class BenchController: HCITransport {
     static let peer = BluetoothAddress(0xC0, 0x11, 0x22, 0x33, 0x44, 0x55, type: .random)
 
     let inbound: HCIInboundPackets
     private let continuation: HCIInboundPackets.Continuation
     private let closed = Mutex(false)
+    private let server: Mutex<GATTServer>
 
     init() {
         (inbound, continuation) = HCIInboundPackets.makeStream()
+        var builder = GATTDatabaseBuilder()
+        _ = try? builder.addService(BluetoothUUID(0xFFE0))
+        _ = try? builder.addCharacteristic(BluetoothUUID(0xFFE1), properties: [.notify], permissions: [.read], value: .cached([0]))
+        var server = GATTServer(database: builder.build())
+        server.connect(0x0040)
+        self.server = Mutex(server)
     }
 
     /// A controller-to-host ACL packet (no H4 byte).
@@ -30,6 +39,12 @@ final class BenchController: HCITransport {
         case .acl:
             // Number Of Completed Packets for handle 0x0040, one packet.
             event(0x13, [0x01, 0x40, 0x00, 0x01, 0x00])
+            // Whole L2CAP PDUs only: the Host fragments to the 251 octets reported below.
+            guard bytes.count >= 8, bytes[6] == 0x04, bytes[7] == 0x00 else { break }
+            if let answer = server.withLock({ $0.handle(bytes[8...], from: 0x0040) }) {
+                let l2cap = [UInt8(answer.count & 0xFF), UInt8(answer.count >> 8), 0x04, 0x00] + answer
+                deliver([0x40, 0x20, UInt8(l2cap.count & 0xFF), UInt8(l2cap.count >> 8)] + l2cap)
+            }
         default:
             break
         }

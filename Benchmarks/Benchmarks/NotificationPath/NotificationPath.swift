@@ -14,10 +14,10 @@ import BluewireTransport
 ///   the calls the Host makes per packet (`Host+ACL.swift`), without the actor. One scaled iteration
 ///   is one notification, so the time per iteration is per notification.
 /// - Host actor: packets pushed into a transport → `BluetoothHost` (actor) → the subscriber's
-///   `AsyncStream` (`Connection.notifications(valueHandle:)`, what `CharacteristicSubscription`
-///   wraps), consumed by the benchmark task in batches of 64.
+///   `CharacteristicSubscription` (`GATTClient.subscribe`), consumed by the benchmark task in batches
+///   of 64; and the same into `Connection.notifications(valueHandle:)`, an `AsyncStream`.
 let connectionHandle: UInt16 = 0x0040
-let valueHandle: UInt16 = 0x0010
+let valueHandle: UInt16 = 0x0003
 
 /// One ACL packet (no H4 byte) holding a whole L2CAP PDU with a notification of `length` octets,
 /// as controllers deliver them when the PDU fits their buffer (bumble sends up to 251 octets).
@@ -138,33 +138,53 @@ let benchmarks: @Sendable () -> Void = {
 
     for length in [20, 244] {
         let packet = notificationPacket(length: length)
-        Benchmark("Host actor: transport → BluetoothHost → subscriber stream, \(length)-byte notification") { benchmark in
-            let controller = BenchController()
-            let host = BluetoothHost(transport: controller)
-            do {
-                try await host.start()
-                let connection = try await host.connect(to: BenchController.peer)
-                var values = await connection.notifications(valueHandle: valueHandle).makeAsyncIterator()
-                let batch = 64
-                var octets = 0
-                // Warm up the Host's and the stream's buffers.
-                for _ in 0..<batch { controller.deliver(packet) }
-                for _ in 0..<batch { octets &+= await values.next()?.value.count ?? 0 }
-                let total = benchmark.scaledIterations.count
-                benchmark.startMeasurement()
-                var sent = 0
-                while sent < total {
-                    let count = min(batch, total - sent)
-                    for _ in 0..<count { controller.deliver(packet) }
-                    for _ in 0..<count { octets &+= await values.next()?.value.count ?? 0 }
-                    sent += count
-                }
-                benchmark.stopMeasurement()
-                blackHole(octets)
-            } catch {
-                benchmark.error("\(error)")
+        Benchmark("Host actor: transport → BluetoothHost → CharacteristicSubscription, \(length)-byte notification") { benchmark in
+            await runThroughHost(benchmark, packet: packet) { connection in
+                let gatt = await connection.gatt
+                let characteristic = try await gatt.discoverAll()[0].characteristics[0].characteristic
+                var iterator = try await gatt.subscribe(to: characteristic).makeAsyncIterator()
+                return { try await iterator.next()?.value.count ?? 0 }
             }
-            await host.close()
         }
     }
+    Benchmark("Host actor: transport → BluetoothHost → Connection.notifications (AsyncStream), 20-byte notification") { benchmark in
+        await runThroughHost(benchmark, packet: notificationPacket(length: 20)) { connection in
+            var iterator = await connection.notifications(valueHandle: valueHandle).makeAsyncIterator()
+            return { await iterator.next()?.value.count ?? 0 }
+        }
+    }
+}
+
+/// Connects a Host to a `BenchController`, lets `subscribe` set up a subscriber (returning how to
+/// take the next value), then measures `packet` pushed in batches of 64 and taken by the subscriber.
+func runThroughHost(
+    _ benchmark: Benchmark, packet: [UInt8],
+    subscribe: (Connection) async throws -> () async throws -> Int
+) async {
+    let controller = BenchController()
+    let host = BluetoothHost(transport: controller)
+    do {
+        try await host.start()
+        let connection = try await host.connect(to: BenchController.peer)
+        let next = try await subscribe(connection)
+        let batch = 64
+        var octets = 0
+        // Warm up the Host's and the subscriber's buffers.
+        for _ in 0..<batch { controller.deliver(packet) }
+        for _ in 0..<batch { octets &+= try await next() }
+        let total = benchmark.scaledIterations.count
+        benchmark.startMeasurement()
+        var sent = 0
+        while sent < total {
+            let count = min(batch, total - sent)
+            for _ in 0..<count { controller.deliver(packet) }
+            for _ in 0..<count { octets &+= try await next() }
+            sent += count
+        }
+        benchmark.stopMeasurement()
+        blackHole(octets)
+    } catch {
+        benchmark.error("\(error)")
+    }
+    await host.close()
 }

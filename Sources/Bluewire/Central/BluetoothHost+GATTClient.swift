@@ -45,24 +45,29 @@ extension BluetoothHost {
 
     // MARK: Notification registrations
 
-    /// Registers a stream for notifications and indications of `valueHandle`, effective at once (so a
-    /// caller that registers before writing the CCCD misses nothing). Nil if the link is gone.
-    func registerNotifications(on connection: Connection, valueHandle: UInt16) -> (stream: AsyncStream<GATTNotification>, id: UInt64)? {
+    /// Registers a queue for notifications and indications of `valueHandle`, effective at once (so
+    /// a caller that registers before writing the CCCD misses nothing). The registration ends with
+    /// `endNotifications`, when the link ends, or when the last reference to it goes. Nil if the
+    /// link is gone.
+    func registerNotifications(on connection: Connection, valueHandle: UInt16) -> (registration: NotificationRegistration, id: UInt64)? {
         guard let link = links[connection.handle], link.peer == connection.peer else { return nil }
-        let (stream, continuation) = AsyncStream<GATTNotification>.makeStream(bufferingPolicy: .unbounded)
+        let queue = NotificationQueue()
         let id = nextObserverID
         nextObserverID += 1
-        link.notificationSubscribers[valueHandle, default: [:]][id] = continuation
+        link.notificationQueues[valueHandle, default: [:]][id] = queue
         let handle = connection.handle
-        continuation.onTermination = { _ in Task { await self.endNotifications(handle: handle, valueHandle: valueHandle, id: id) } }
-        return (stream, id)
+        let registration = NotificationRegistration(queue: queue) { [weak self] in
+            guard let self else { return }
+            Task { await self.endNotifications(handle: handle, valueHandle: valueHandle, id: id) }
+        }
+        return (registration, id)
     }
 
-    /// Ends a registration: its stream finishes after what it has buffered.
+    /// Ends a registration: its subscriber gets what is buffered, then the end.
     func endNotifications(handle: UInt16, valueHandle: UInt16, id: UInt64) {
         guard let link = links[handle] else { return }
-        link.notificationSubscribers[valueHandle]?.removeValue(forKey: id)?.finish()
-        if link.notificationSubscribers[valueHandle]?.isEmpty == true { link.notificationSubscribers[valueHandle] = nil }
+        link.notificationQueues[valueHandle]?.removeValue(forKey: id)?.finish()
+        if link.notificationQueues[valueHandle]?.isEmpty == true { link.notificationQueues[valueHandle] = nil }
     }
 
     // MARK: Link setup

@@ -8,8 +8,10 @@ import BluewireGATT
 /// first `next()` is lost. Values are in the order the link delivered them. Indications have already
 /// been confirmed (Core Vol 3 Part F §3.4.7.2).
 ///
-/// The sequence ends normally after `GATTClient.unsubscribe(_:)`, and throws
-/// `GATTError.disconnected(reason)` when the link drops.
+/// The sequence ends normally after `GATTClient.unsubscribe(_:)` (or when the iterating task is
+/// cancelled), and throws `GATTError.disconnected(reason)` when the link drops. Once every copy of
+/// the subscription and its iterators is gone, the Host stops buffering for it; the server keeps
+/// sending until `unsubscribe` writes the CCCD.
 public struct CharacteristicSubscription: AsyncSequence, Sendable {
     public typealias Element = GATTNotification
     public typealias Failure = GATTError
@@ -21,19 +23,20 @@ public struct CharacteristicSubscription: AsyncSequence, Sendable {
     /// Whether indications (rather than notifications) were enabled.
     public let indications: Bool
     let id: UInt64
-    let stream: AsyncStream<GATTNotification>
+    let registration: NotificationRegistration
     let session: GATTClientSession
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: stream.makeAsyncIterator(), session: session)
+        AsyncIterator(registration: registration, session: session)
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncStream<GATTNotification>.AsyncIterator
+        let registration: NotificationRegistration
         let session: GATTClientSession
 
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(GATTError) -> GATTNotification? {
-            if let notification = await base.next(isolation: actor) { return notification }
+            if let notification = await registration.queue.next(isolation: actor) { return notification }
+            if Task.isCancelled { return nil }
             if let reason = session.disconnection { throw .disconnected(reason) }
             return nil
         }
@@ -77,7 +80,7 @@ extension GATTClient {
             await host.fireGATTTriggerIfAccepted(.enableNotifications, on: connection)
             return CharacteristicSubscription(
                 characteristic: characteristic, descriptorHandle: descriptorHandle, indications: indications,
-                id: registration.id, stream: registration.stream, session: self.session)
+                id: registration.id, registration: registration.registration, session: self.session)
         }
     }
 

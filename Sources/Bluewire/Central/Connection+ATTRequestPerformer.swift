@@ -17,16 +17,13 @@ extension Connection: ATTRequestPerformer {
             output.finish()
             return values
         }
-        // One forwarding task per registration keeps the order the Host delivered them in.
+        // One forwarding task per registration keeps the order the Host delivered them in; it owns
+        // the registration, which ends when the task does.
         let forwarding = Task {
-            for await notification in registration.stream { output.yield(notification.value) }
+            while let notification = await registration.registration.queue.next() { output.yield(notification.value) }
             output.finish()
         }
-        let host = self.host, handle = self.handle, id = registration.id
-        output.onTermination = { _ in
-            forwarding.cancel()
-            Task { await host.endNotifications(handle: handle, valueHandle: valueHandle, id: id) }
-        }
+        output.onTermination = { _ in forwarding.cancel() }
         return values
     }
 }
