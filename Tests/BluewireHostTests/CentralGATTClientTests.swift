@@ -1,4 +1,4 @@
-import Bluewire
+@_spi(Testing) import Bluewire
 import BluewireATT
 import BluewireCore
 import BluewireGATT
@@ -96,6 +96,22 @@ struct CentralGATTClientTests {
         #expect(bench.gatt.state == .connected(.discoveredCharacteristic))
         var after = subscription.makeAsyncIterator()
         #expect(try await after.next() == nil, "an unsubscribed sequence ends normally")
+        await bench.host.close()
+    }
+
+    @Test("a subscription nobody holds any more stops being buffered by the Host; one still held keeps receiving")
+    func droppedSubscriptionIsReleased() async throws {
+        let bench = try await CentralTestBench.make()
+        let counter = try await bench.discoveredCharacteristic(uuid: BluetoothUUID(0xFFE1))
+        let kept = try await bench.gatt.subscribe(to: counter)
+        do {
+            let dropped = try await bench.gatt.subscribe(to: counter)
+            #expect(dropped.characteristic == counter)
+        }
+        try await waitUntil { await bench.host.diagnostics.notificationSubscribers == 1 }
+        bench.peripheral.send(att: .handleValueNotification(handle: counter.valueHandle, value: [9]))
+        var iterator = kept.makeAsyncIterator()
+        #expect(try await iterator.next()?.value == [9])
         await bench.host.close()
     }
 

@@ -81,7 +81,12 @@ public struct GATTClient: Sendable {
     /// throw before anything is sent), runs `body`, then fires what its outcome calls for.
     func phase<Result>(_ trigger: ConnectionTrigger, _ body: () async throws -> Result) async throws(GATTError) -> Result {
         if let reason = session.disconnection { throw .disconnected(reason) }
-        try await connection.host.fireGATTTrigger(trigger, on: connection)
+        do {
+            try await connection.host.fireGATTTrigger(trigger, on: connection)
+        } catch {
+            // The link may have ended while this hopped to the Host: report why it ended.
+            throw GATTError.from(error, disconnection: session.disconnection)
+        }
         do {
             let result = try await body()
             await complete(.operationCompleted)
