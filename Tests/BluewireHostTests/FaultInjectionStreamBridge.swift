@@ -13,7 +13,10 @@ import Synchronization
 /// that, so here it is a fake, on purpose.
 final class VirtualControllerStreamBridge: Sendable {
     private struct State {
-        var client: Int32 = -1
+        /// Open descriptors, closed only under the lock: another test's socket may get a closed
+        /// descriptor's number, and `stop` must never shut that one down.
+        var listener: Int32?
+        var client: Int32?
         /// Cut the next controller packet of this type after this many bytes of its H4 form.
         var cut: (type: HCIPacketType, keep: Int)?
         var ended = false
@@ -21,7 +24,6 @@ final class VirtualControllerStreamBridge: Sendable {
 
     let path: String
     private let controller: VirtualController
-    private let listener: Int32
     private let state = Mutex(State())
 
     init(controller: VirtualController) throws {
@@ -29,7 +31,7 @@ final class VirtualControllerStreamBridge: Sendable {
         path = NSTemporaryDirectory() + "bluewire-bridge-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        self.listener = listener
+        state.withLock { $0.listener = listener }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -44,10 +46,12 @@ final class VirtualControllerStreamBridge: Sendable {
             }
         }
         guard bound else {
+            let code = errno
             close(listener)
-            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+            state.withLock { $0.listener = nil }
+            throw POSIXError(.init(rawValue: code) ?? .EIO)
         }
-        Thread.detachNewThread { [self] in serve() }
+        Thread.detachNewThread { [self] in serve(listener) }
     }
 
     var transport: String { "unix:\(path)" }
@@ -62,20 +66,22 @@ final class VirtualControllerStreamBridge: Sendable {
     var hasEnded: Bool { state.withLock { $0.ended } }
 
     func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        let client = state.withLock { state in
-            defer { state.ended = true }
-            return state.client
+        state.withLock { state in
+            state.ended = true
+            if let listener = state.listener { shutdown(listener, Int32(SHUT_RDWR)) }
+            if let client = state.client { shutdown(client, Int32(SHUT_RDWR)) }
         }
-        if client >= 0 { shutdown(client, Int32(SHUT_RDWR)) }
         unlink(path)
     }
 
-    private func serve() {
+    private func serve(_ listener: Int32) {
         let client = accept(listener, nil, nil)
-        close(listener)
+        state.withLock { state in
+            close(listener)
+            state.listener = nil
+            if client >= 0 { state.client = client }
+        }
         guard client >= 0 else { return }
-        state.withLock { $0.client = client }
         // Runs with the link locked (so never twice at once): a plain blocking write is fine.
         controller.setOutputHandler { [self] packet in
             var bytes = packet.h4Bytes
@@ -93,7 +99,10 @@ final class VirtualControllerStreamBridge: Sendable {
         }
         readPackets(client)
         controller.setOutputHandler(nil)
-        close(client)
+        state.withLock { state in
+            close(client)
+            state.client = nil
+        }
     }
 
     /// H4 from the host (commands and ACL data) into the controller, until the stream ends.
