@@ -30,6 +30,8 @@ public struct HostDiagnostics: Sendable, Hashable, CustomStringConvertible {
     public var aclPacketsInFlight = 0
     /// ACL packets waiting for controller buffers, on every handle the Host has used.
     public var aclPacketsQueued = 0
+    /// Senders waiting for a link's ACL queue to drain (`waitForACLQueue`).
+    public var aclQueueWaiters = 0
     /// Handles with a partly reassembled L2CAP PDU, among every handle the Host has used.
     public var partialL2CAPPDUs = 0
     /// Connections the local GATT server keeps state for.
@@ -60,7 +62,7 @@ public struct HostDiagnostics: Sendable, Hashable, CustomStringConvertible {
         "links \(links) (live \(liveLinks)), sessions \(liveGATTSessions), request waiters \(requestWaiters), "
             + "indication waiters \(indicationWaiters), disconnect waiters \(disconnectWaiters), "
             + "subscribers \(notificationSubscribers), command waiters \(commandWaiters), "
-            + "ACL in flight \(aclPacketsInFlight) queued \(aclPacketsQueued), partial L2CAP \(partialL2CAPPDUs), "
+            + "ACL in flight \(aclPacketsInFlight) queued \(aclPacketsQueued) waiters \(aclQueueWaiters), partial L2CAP \(partialL2CAPPDUs), "
             + "server connections \(serverConnections), indication tickets \(indicationTickets), "
             + "peripheral centrals \(peripheralCentrals), pending connection \(pendingConnection), "
             + "scanning \(scanning), observers \(eventObservers)"
@@ -111,6 +113,7 @@ extension BluetoothHost {
         d.aclPacketsInFlight = aclCredits.inFlight.values.reduce(0, +)
         let handles = lifetimes.handles.union(links.keys)
         d.aclPacketsQueued = handles.reduce(0) { $0 + aclCredits.queuedCount(handle: $1) }
+        d.aclQueueWaiters = aclQueueWaiters.count
         d.partialL2CAPPDUs = handles.count { reassembler.isReassembling(handle: $0) }
         d.serverConnections = gattServer.connectionCount
         d.indicationTickets = peripheral.indicationTickets.values.reduce(0) { $0 + $1.count }
