@@ -157,7 +157,7 @@ final class ObservedVirtualTransport: HCITransport {
 
 /// The peripheral's database: a name, a notifying counter, a writable 300-byte value, a 512-byte
 /// value (read in one PDU only after an MTU exchange, and then in three ACL fragments), and a
-/// second service with a descriptor.
+/// second service including the first, with a descriptor.
 struct FaultDatabase {
     static let service = BluetoothUUID(0xFA00)
     static let otherService = BluetoothUUID(0xFB00)
@@ -174,7 +174,7 @@ struct FaultDatabase {
         longValue = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) }
         try builder.addService(.genericAccess)
         name = try builder.addCharacteristic(.deviceName, properties: [.read], permissions: [.read], value: .cached(Array("Fault bench".utf8)))
-        try builder.addService(Self.service)
+        let main = try builder.addService(Self.service)
         counter = try builder.addCharacteristic(
             BluetoothUUID(0xFA01), properties: [.read, .notify], permissions: [.read], value: .cached([0]))
         long = try builder.addCharacteristic(
@@ -183,6 +183,7 @@ struct FaultDatabase {
             BluetoothUUID(0xFA03), properties: [.read], permissions: [.read],
             value: .cached((0..<512).map { UInt8(truncatingIfNeeded: $0 &* 3) }))
         try builder.addService(Self.otherService)
+        try builder.addIncludedService(main)
         control = try builder.addCharacteristic(
             BluetoothUUID(0xFB01), properties: [.read, .write, .writeWithoutResponse], permissions: [.read, .write], value: .cached([0]))
         try builder.addDescriptor(.characteristicUserDescription, permissions: [.read], value: .cached(Array("control".utf8)))
