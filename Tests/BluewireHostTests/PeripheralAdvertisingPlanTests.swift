@@ -148,7 +148,18 @@ struct PeripheralAdvertisingPlanTests {
         advertisement.commandSet = .extended
         #expect(try AdvertisingPlan(advertisement, controller: TestControllers.bumbleLike).kind == .extended(legacyPDUs: true))
         advertisement.commandSet = .legacy
-        #expect(try AdvertisingPlan(advertisement, controller: TestControllers.extended).kind == .legacy)
+        #expect(try AdvertisingPlan(advertisement, controller: TestControllers.bumbleLike).kind == .legacy)
+    }
+
+    @Test func legacyOnAnExtendedControllerSendsLegacyPDUsThroughTheExtendedCommands() throws {
+        var advertisement = Advertisement(data: [.completeLocalName("short")], commandSet: .legacy)
+        advertisement.prefersLegacyPDUs = false
+        let plan = try AdvertisingPlan(advertisement, controller: TestControllers.extended)
+        #expect(plan.kind == .extended(legacyPDUs: true), "the legacy commands are refused after extended ones (§3.1.1)")
+        advertisement.data = [.completeLocalName(String(repeating: "x", count: 40))]
+        #expect(throws: PeripheralError.self, "legacy PDUs still carry at most 31 octets") {
+            try AdvertisingPlan(advertisement, controller: TestControllers.extended)
+        }
     }
 }
 

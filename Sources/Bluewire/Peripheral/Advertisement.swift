@@ -17,7 +17,10 @@ public struct Advertisement: Sendable, Hashable {
         /// commands), legacy ones otherwise. A host must not mix the two sets (Core Vol 4 Part E
         /// §3.1.1), and the scanning code chooses the same way.
         case automatic
-        /// LE Set Advertising Parameters / Data / Enable (§7.8.5–§7.8.9).
+        /// Legacy PDUs only (31 octets of data and of scan response): LE Set Advertising Parameters /
+        /// Data / Enable (§7.8.5–§7.8.9), or, on a controller with extended advertising (whose
+        /// bring-up used extended commands, after which the legacy ones are refused until Reset), the
+        /// extended commands with legacy PDUs.
         case legacy
         /// LE Set Extended Advertising Parameters / Data / Enable (§7.8.53–§7.8.56).
         case extended

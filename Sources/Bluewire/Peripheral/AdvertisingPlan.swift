@@ -41,9 +41,15 @@ public struct AdvertisingPlan: Sendable, Hashable {
     /// parameter is out of range.
     public init(_ advertisement: Advertisement, controller: ControllerInfo) throws(PeripheralError) {
         let extended: Bool
+        var legacyPDUsOnly = false
         switch advertisement.commandSet {
         case .automatic: extended = controller.supportsExtendedAdvertising
-        case .legacy: extended = false
+        case .legacy:
+            // Bring-up has already used extended advertising commands on such a controller, after
+            // which it refuses the legacy ones until Reset (Core Vol 4 Part E §3.1.1): legacy PDUs
+            // then go out through the extended commands.
+            extended = controller.supportsExtendedAdvertising
+            legacyPDUsOnly = true
         // Asked for explicitly: the controller's answer decides (bumble's controller implements the
         // commands without listing them in its supported-commands bitmap).
         case .extended: extended = true
@@ -78,7 +84,11 @@ public struct AdvertisingPlan: Sendable, Hashable {
         }
 
         var properties: LESetExtendedAdvertisingParameters.EventProperties = []
-        if advertisement.prefersLegacyPDUs, let legacyData, let legacyResponse {
+        if legacyPDUsOnly {
+            _ = try Self.encode(advertisement.data, limit: Self.legacyDataLimit, scanResponse: false)
+            _ = try Self.encode(advertisement.scanResponse, limit: Self.legacyDataLimit, scanResponse: true)
+        }
+        if advertisement.prefersLegacyPDUs || legacyPDUsOnly, let legacyData, let legacyResponse {
             advertisingData = legacyData
             scanResponseData = legacyResponse
             isScannable = advertisement.isConnectable || !legacyResponse.isEmpty

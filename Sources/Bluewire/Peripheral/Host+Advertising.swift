@@ -32,10 +32,8 @@ extension BluetoothHost {
         peripheral.advertising.advertisement = advertisement
         peripheral.advertising.plan = plan
         guard advertisingAllowed(advertisement) else { return plan }
-        if case .failure(let error) = await sendCommandResult(plan.enable) { throw .host(.command(error)) }
-        peripheral.advertising.isEnabled = true
+        if case .failure(let error) = await enableAdvertising(plan) { throw .host(.command(error)) }
         log.hci.debug("advertising", metadata: ["kind": "\(plan.kind)", "connectable": "\(plan.isConnectable)"])
-        publishPeripheral(.advertisingStarted(plan.kind))
         return plan
     }
 
@@ -77,15 +75,42 @@ extension BluetoothHost {
         guard phase == .running, !peripheral.advertising.isEnabled,
               let advertisement = peripheral.advertising.advertisement, let plan = peripheral.advertising.plan,
               advertisingAllowed(advertisement) else { return }
-        switch await sendCommandResult(plan.enable) {
+        switch await enableAdvertising(plan) {
         case .success:
-            peripheral.advertising.isEnabled = true
-            publishPeripheral(.advertisingStarted(plan.kind))
+            break
         case .failure(let error):
             // Typically Command Disallowed: this controller cannot advertise in its current state
             // (connected as peripheral). The next disconnection tries again.
             log.hci.debug("advertising not resumed: \(error)")
         }
+    }
+
+    /// Sends the plan's enable command and records that advertising is on.
+    ///
+    /// A central can connect as soon as the controller starts advertising: its LE Connection
+    /// Complete may follow the enable's Command Complete so closely that the Host handles it before
+    /// this task resumes. `advertisingStartedBeforeConnection` then reports the start (the Command
+    /// Complete came first) and the stop, so the events come in the controller's order whichever
+    /// runs first, and this task must not report advertising on again.
+    func enableAdvertising(_ plan: AdvertisingPlan) async -> Result<CommandResponse, CommandError> {
+        peripheral.advertising.enabling = plan
+        let result = await sendCommandResult(plan.enable)
+        let overtaken = peripheral.advertising.enabling == nil
+        peripheral.advertising.enabling = nil
+        if case .success = result, !overtaken {
+            peripheral.advertising.isEnabled = true
+            publishPeripheral(.advertisingStarted(plan.kind))
+        }
+        return result
+    }
+
+    /// A central connected while an enable command was in flight: its Command Complete came first on
+    /// the wire, so advertising did start (and has stopped again, see `advertisingConnectionCreated`).
+    func advertisingStartedBeforeConnection() {
+        guard let plan = peripheral.advertising.enabling, plan.isConnectable else { return }
+        peripheral.advertising.enabling = nil
+        peripheral.advertising.isEnabled = true
+        publishPeripheral(.advertisingStarted(plan.kind))
     }
 
     /// A central connected: connectable advertising has stopped in the controller.

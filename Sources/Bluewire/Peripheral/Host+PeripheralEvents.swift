@@ -28,6 +28,7 @@ extension BluetoothHost {
         switch event {
         case .connected(let connection) where connection.role == .peripheral:
             peripheral.centrals.insert(connection.handle)
+            advertisingStartedBeforeConnection()
             publishPeripheral(.connected(connection))
             advertisingConnectionCreated()
         case .disconnected(let handle, let peer, let reason) where peripheral.centrals.contains(handle):

@@ -22,6 +22,8 @@ struct AdvertisingState {
     var plan: AdvertisingPlan?
     /// Whether the controller is advertising (it stops by itself when a central connects).
     var isEnabled = false
+    /// The plan whose enable command is in flight (until the task that sent it resumes).
+    var enabling: AdvertisingPlan?
     /// Advertising commands run one sequence at a time: a restart after a connection must not
     /// interleave with `startAdvertising` or `stopAdvertising`.
     var busy = false
