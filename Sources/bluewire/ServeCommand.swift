@@ -82,7 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
             await host.close()
             fail("\(error)")
         }
-        let address = await host.controller?.randomAddress
+        let address = await host.advertisingAddress
         output.advertising(name: advertisement, address: address, plan: plan, attributes: database.attributes.count)
 
         // Serve until a signal, or until the Host ends (its events finish when the transport closes).

@@ -30,7 +30,7 @@ struct ChatPeripheral: AsyncParsableCommand {
         } catch {
             exitWithError("\(error)")
         }
-        let address = await host.controller.map { "\($0.randomAddress)" } ?? "?"
+        let address = await host.advertisingAddress.map { "\($0)" } ?? "?"
         say("chat room \"\(name)\" open as \(address)")
 
         let events = await host.peripheralEvents()

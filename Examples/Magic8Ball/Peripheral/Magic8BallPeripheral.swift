@@ -43,7 +43,7 @@ struct Magic8BallPeripheral: AsyncParsableCommand {
         } catch {
             exitWithError("\(error)")
         }
-        let address = await host.controller.map { "\($0.randomAddress)" } ?? "?"
+        let address = await host.advertisingAddress.map { "\($0)" } ?? "?"
         say("\(name) ready as \(address)")
 
         let events = await host.peripheralEvents()

@@ -52,6 +52,10 @@ extension BluetoothHost {
         if case .failure(let error) = await sendCommandResult(plan.disable) { throw .host(.command(error)) }
     }
 
+    /// The address centrals see: the Host's random static address (advertising uses own address
+    /// type random). Nil before `start()`.
+    public var advertisingAddress: BluetoothAddress? { controller?.randomAddress }
+
     /// Whether the controller is advertising, as far as the Host knows.
     public var isAdvertising: Bool { peripheral.advertising.isEnabled }
 
