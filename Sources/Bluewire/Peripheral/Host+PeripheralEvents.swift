@@ -40,14 +40,6 @@ extension BluetoothHost {
             publishPeripheral(.mtuChanged(connection: handle, mtu: mtu))
         case .advertisingSetTerminated(_, let status, _):
             advertisingSetTerminated(status: status)
-        case .hardwareError:
-            // The Host resets the controller, which forgets the advertising set-up: it is off until
-            // the application starts it again.
-            peripheral.advertising.enabling = nil
-            if peripheral.advertising.isEnabled {
-                peripheral.advertising.isEnabled = false
-                publishPeripheral(.advertisingStopped)
-            }
         case .server(let serverEvent):
             translate(serverEvent)
         default:
