@@ -136,10 +136,11 @@ func newStaticAddress() -> BluetoothAddress {
 }
 
 /// Starts a Host on one of the peer's controllers with `address` as its random static address.
+/// Commands may wait 10 s (not 2): bumble answers from Python, on a machine the whole suite shares.
 func startHost(on transport: String, address: BluetoothAddress) async throws -> BluetoothHost {
     let host = BluetoothHost(
         transport: try await TransportSpec(parsing: transport).open(),
-        configuration: HostConfiguration(randomAddress: address))
+        configuration: HostConfiguration(randomAddress: address, commandTimeout: .seconds(10)))
     try await host.start()
     return host
 }
