@@ -115,6 +115,30 @@ struct CentralGATTClientTests {
         await bench.host.close()
     }
 
+    @Test("a custom composite operation runs on the connection's queue with the Connection as its ATT performer")
+    func customOperationUsesTheConnectionAsPerformer() async throws {
+        struct EnableAndCollect: GATTOperation {
+            let valueHandle: UInt16, descriptorHandle: UInt16, count: Int
+            func execute(on context: any ATTRequestPerformer) async throws -> [UInt8] {
+                // Registered before the CCCD write: the burst that follows its response is all seen.
+                var updates = await context.notifications(for: valueHandle).makeAsyncIterator()
+                let response = try await context.request(.writeRequest(handle: descriptorHandle, value: [0x01, 0x00]))
+                guard case .writeResponse = response else { throw GATTClientError.unexpected(response, to: .writeRequest) }
+                var firsts: [UInt8] = []
+                while firsts.count < count, let value = await updates.next() { firsts.append(value[value.startIndex]) }
+                return firsts
+            }
+        }
+        let bench = try await CentralTestBench.make()
+        let cccd = try #require(bench.fixture.counter.clientConfigurationHandle)
+        bench.peripheral.burst(count: 5, on: bench.fixture.counter.valueHandle, whenSubscribedAt: cccd)
+        let firsts = try await bench.gatt.run(EnableAndCollect(valueHandle: bench.fixture.counter.valueHandle, descriptorHandle: cccd, count: 5))
+        #expect(firsts == [0, 1, 2, 3, 4])
+        #expect(bench.gatt.state == .connected(.idle), "a custom operation does not drive the state machine")
+        try await waitUntil { await bench.host.diagnostics.notificationSubscribers == 0 }
+        await bench.host.close()
+    }
+
     @Test("indications arrive as indications and are confirmed to the server")
     func indicationsAreConfirmed() async throws {
         let bench = try await CentralTestBench.make()
