@@ -184,7 +184,11 @@ func withGATTPeripheral<R: Sendable>(
     if let capture { transport = try CaptureTap(wrapping: transport, path: capture) }
     // A recorded session keeps one address, so that its replay can use it again.
     let own = ownAddress.flatMap { BluetoothAddress(parsing: $0 + "/random") }
-    let host = BluetoothHost(transport: transport, configuration: HostConfiguration(randomAddress: own, connectionTimeout: .seconds(5)))
+    // Generous timeouts: bumble shares two cores with the rest of the suite, and a Python controller
+    // starved for a few seconds is slow, not broken.
+    let host = BluetoothHost(
+        transport: transport,
+        configuration: HostConfiguration(randomAddress: own, commandTimeout: .seconds(10), connectionTimeout: .seconds(15)))
     do {
         try await host.start()
         let address = try #require(peer.ready.device?.address)
