@@ -13,6 +13,10 @@ public protocol LEReport: Hashable, Sendable {
 /// Iterating decodes the reports lazily from the event bytes and allocates nothing. A report that
 /// overruns the event ends the sequence; the reports before it are kept and `error` says what and
 /// where (offsets count from the start of the event packet).
+///
+/// Building the list does no work beyond remembering where the reports start: a scan sees thousands
+/// of these events per second and reads each report once, so checking them all up front would
+/// decode every report twice. `error` and `validCount` decode the reports when asked.
 public struct LEReportList<Report: LEReport>: Hashable, Sendable, Sequence {
     /// Num_Reports as sent.
     public var numReports: UInt8
@@ -20,32 +24,40 @@ public struct LEReportList<Report: LEReport>: Hashable, Sendable, Sequence {
     @usableFromInline var packet: ArraySlice<UInt8>
     /// Index in `packet` of the first report.
     @usableFromInline var firstReport: Int
-    /// The first malformed report, if any; the reports before it are still produced.
-    public let error: DecodeError?
-    /// How many reports decode cleanly (reports before `error`).
-    public let validCount: Int
 
-    /// Checks every report once (without allocating) so that `error` and `validCount` are known
-    /// before iteration. `reader` is positioned at the first report.
+    /// `reader` is positioned at the first report.
     @inlinable
     public init(numReports: UInt8, reader: ByteReader) {
+        self.init(numReports: numReports, packet: reader.bytes, firstReport: reader.index)
+    }
+
+    @inlinable
+    init(numReports: UInt8, packet: ArraySlice<UInt8>, firstReport: Int) {
         self.numReports = numReports
-        self.packet = reader.bytes
-        self.firstReport = reader.index
-        var r = reader
-        var count = 0
-        var failure: DecodeError? = nil
-        while count < Int(numReports) {
-            do {
-                _ = try Report(decoding: &r)
-            } catch {
-                failure = error
-                break
-            }
-            count += 1
+        self.packet = packet
+        self.firstReport = firstReport
+    }
+
+    /// The first malformed report, if any; the reports before it are still produced.
+    /// Decodes the reports up to it (no allocation).
+    @inlinable
+    public var error: DecodeError? {
+        var reader = ByteReader(packet, layer: "hci")
+        do throws(DecodeError) {
+            try reader.skip(firstReport - packet.startIndex, "Num_Reports")
+            for _ in 0..<numReports { _ = try Report(decoding: &reader) }
+            return nil
+        } catch {
+            return error
         }
-        self.error = failure
-        self.validCount = count
+    }
+
+    /// How many reports decode cleanly (reports before `error`). Decodes them (no allocation).
+    @inlinable
+    public var validCount: Int {
+        var count = 0
+        for _ in self { count += 1 }
+        return count
     }
 
     /// Decodes the next report from the event bytes.
@@ -61,19 +73,25 @@ public struct LEReportList<Report: LEReport>: Hashable, Sendable, Sequence {
         @inlinable
         public mutating func next() -> Report? {
             guard remaining > 0 else { return nil }
-            remaining -= 1
-            return try? Report(decoding: &reader)
+            guard let report = try? Report(decoding: &reader) else {
+                // This report overruns the event: the iteration ends and `error` says where.
+                remaining = 0
+                return nil
+            }
+            remaining &-= 1
+            return report
         }
     }
 
     @inlinable
     public func makeIterator() -> Iterator {
         var reader = ByteReader(packet, layer: "hci")
-        // firstReport was validated against this same slice at init.
+        // firstReport lies inside this same slice (the decoder read Num_Reports just before it).
         try? reader.skip(firstReport - packet.startIndex, "Num_Reports")
-        return Iterator(reader: reader, remaining: validCount)
+        return Iterator(reader: reader, remaining: Int(numReports))
     }
 
+    /// The reports that decode cleanly (a decoding pass).
     @inlinable public var underestimatedCount: Int { validCount }
 }
 
