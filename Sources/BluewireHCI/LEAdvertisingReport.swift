@@ -27,6 +27,20 @@ public struct LEAdvertisingReport: LEReport {
         rssi = try r.readInt8("RSSI")
     }
 
+    /// Event_Type, Address_Type, Address, Data_Length, then Data and RSSI: 10 octets and the data.
+    @inlinable @inline(__always)
+    public init?(wellFormed bytes: ArraySlice<UInt8>, at index: inout Int) {
+        let i = index
+        guard i >= bytes.startIndex, i <= bytes.endIndex, bytes.endIndex - i >= 10 else { return nil }
+        let length = Int(bytes[i + 8])
+        guard bytes.endIndex - i - 10 >= length else { return nil }
+        eventType = bytes[i]
+        address = BluetoothAddress(value: bytes.littleEndianUInt48(at: i + 2), type: .init(hciValue: bytes[i + 1]))
+        data = bytes[(i + 9)..<(i + 9 + length)]
+        rssi = Int8(bitPattern: bytes[i + 9 + length])
+        index = i + 10 + length
+    }
+
     /// ADV_IND and ADV_DIRECT_IND accept connections.
     @inlinable public var isConnectable: Bool { eventType == 0x00 || eventType == 0x01 }
     @inlinable public var isScanResponse: Bool { eventType == 0x04 }
@@ -51,5 +65,17 @@ public struct LEDirectedAdvertisingReport: LEReport {
         let directType = BluetoothAddress.AddressType(hciValue: try r.readUInt8("Direct_Address_Type"))
         directAddress = try r.readAddress(type: directType, "Direct_Address")
         rssi = try r.readInt8("RSSI")
+    }
+
+    /// Event_Type, Address_Type, Address, Direct_Address_Type, Direct_Address, RSSI: 16 octets.
+    @inlinable @inline(__always)
+    public init?(wellFormed bytes: ArraySlice<UInt8>, at index: inout Int) {
+        let i = index
+        guard i >= bytes.startIndex, i <= bytes.endIndex, bytes.endIndex - i >= 16 else { return nil }
+        eventType = bytes[i]
+        address = BluetoothAddress(value: bytes.littleEndianUInt48(at: i + 2), type: .init(hciValue: bytes[i + 1]))
+        directAddress = BluetoothAddress(value: bytes.littleEndianUInt48(at: i + 9), type: .init(hciValue: bytes[i + 8]))
+        rssi = Int8(bitPattern: bytes[i + 15])
+        index = i + 16
     }
 }

@@ -90,6 +90,26 @@ public struct LEExtendedAdvertisingReport: LEReport {
         data = try r.readBytes(Int(length), "Data")
     }
 
+    /// The fields up to Data_Length take 24 octets; the data follows.
+    @inlinable @inline(__always)
+    public init?(wellFormed bytes: ArraySlice<UInt8>, at index: inout Int) {
+        let i = index
+        guard i >= bytes.startIndex, i <= bytes.endIndex, bytes.endIndex - i >= 24 else { return nil }
+        let length = Int(bytes[i + 23])
+        guard bytes.endIndex - i - 24 >= length else { return nil }
+        eventType = EventType(rawValue: UInt16(bytes[i]) | UInt16(bytes[i + 1]) << 8)
+        address = BluetoothAddress(value: bytes.littleEndianUInt48(at: i + 3), type: .init(hciValue: bytes[i + 2]))
+        primaryPHY = bytes[i + 9]
+        secondaryPHY = bytes[i + 10]
+        advertisingSID = bytes[i + 11]
+        txPower = Int8(bitPattern: bytes[i + 12])
+        rssi = Int8(bitPattern: bytes[i + 13])
+        periodicAdvertisingInterval = UInt16(bytes[i + 14]) | UInt16(bytes[i + 15]) << 8
+        directAddress = BluetoothAddress(value: bytes.littleEndianUInt48(at: i + 17), type: .init(hciValue: bytes[i + 16]))
+        data = bytes[(i + 24)..<(i + 24 + length)]
+        index = i + 24 + length
+    }
+
     @inlinable public var dataStatus: DataStatus { eventType.dataStatus }
     @inlinable public var isConnectable: Bool { eventType.contains(.connectable) }
     @inlinable public var isScanResponse: Bool { eventType.contains(.scanResponse) }

@@ -4,6 +4,25 @@ import BluewireCore
 public protocol LEReport: Hashable, Sendable {
     /// Reads one report; the reader's offsets are those of the whole event packet.
     init(decoding reader: inout ByteReader) throws(DecodeError)
+
+    /// Reads the report starting at `index` of `bytes` if all of it lies inside `bytes`, and moves
+    /// `index` past it; nil (with `index` unchanged) otherwise. It must agree with
+    /// `init(decoding:)` on every input: this is the fast path a scan takes per report, and
+    /// `init(decoding:)` then only runs to say what is wrong with a report this one refused.
+    init?(wellFormed bytes: ArraySlice<UInt8>, at index: inout Int)
+}
+
+extension LEReport {
+    /// Through `init(decoding:)`, for reports that do not have a faster one.
+    @inlinable
+    public init?(wellFormed bytes: ArraySlice<UInt8>, at index: inout Int) {
+        var reader = ByteReader(bytes, layer: "hci")
+        guard (try? reader.skip(index - bytes.startIndex, "Num_Reports")) != nil,
+            let report = try? Self(decoding: &reader)
+        else { return nil }
+        index = reader.index
+        self = report
+    }
 }
 
 /// The reports of one LE Advertising Report, Directed Advertising Report or Extended Advertising
@@ -62,19 +81,23 @@ public struct LEReportList<Report: LEReport>: Hashable, Sendable, Sequence {
 
     /// Decodes the next report from the event bytes.
     public struct Iterator: IteratorProtocol {
-        @usableFromInline var reader: ByteReader
+        @usableFromInline let packet: ArraySlice<UInt8>
+        /// Index in `packet` of the next report.
+        @usableFromInline var position: Int
         @usableFromInline var remaining: Int
 
-        @inlinable init(reader: ByteReader, remaining: Int) {
-            self.reader = reader
+        @inlinable init(packet: ArraySlice<UInt8>, position: Int, remaining: Int) {
+            self.packet = packet
+            self.position = position
             self.remaining = remaining
         }
 
-        @inlinable
+        @inlinable @inline(__always)
         public mutating func next() -> Report? {
             guard remaining > 0 else { return nil }
-            guard let report = try? Report(decoding: &reader) else {
-                // This report overruns the event: the iteration ends and `error` says where.
+            guard let report = Report(wellFormed: packet, at: &position) else {
+                // This report overruns the event (`init(wellFormed:at:)` refuses exactly what
+                // `init(decoding:)` rejects): the iteration ends and `error` says where.
                 remaining = 0
                 return nil
             }
@@ -83,12 +106,9 @@ public struct LEReportList<Report: LEReport>: Hashable, Sendable, Sequence {
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func makeIterator() -> Iterator {
-        var reader = ByteReader(packet, layer: "hci")
-        // firstReport lies inside this same slice (the decoder read Num_Reports just before it).
-        try? reader.skip(firstReport - packet.startIndex, "Num_Reports")
-        return Iterator(reader: reader, remaining: Int(numReports))
+        Iterator(packet: packet, position: firstReport, remaining: Int(numReports))
     }
 
     /// The reports that decode cleanly (a decoding pass).
@@ -101,3 +121,14 @@ public typealias LEAdvertisingReportEvent = LEReportList<LEAdvertisingReport>
 public typealias LEExtendedAdvertisingReportEvent = LEReportList<LEExtendedAdvertisingReport>
 /// LE Directed Advertising Report event (§7.7.65.11).
 public typealias LEDirectedAdvertisingReportEvent = LEReportList<LEDirectedAdvertisingReport>
+
+extension ArraySlice<UInt8> {
+    /// The six octets at `index` as a little-endian 48-bit value (a device address on the wire).
+    /// The caller has checked that they are inside the slice.
+    @inlinable @inline(__always)
+    func littleEndianUInt48(at index: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for k in 0..<6 { value |= UInt64(self[index + k]) << (8 * UInt64(k)) }
+        return value
+    }
+}
