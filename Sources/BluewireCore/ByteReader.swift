@@ -30,18 +30,18 @@ public struct ByteReader: Sendable {
     /// Whether every byte has been read.
     @inlinable public var isAtEnd: Bool { _index >= bytes.endIndex }
 
-    @inlinable
+    @inlinable @inline(__always)
     func truncated(_ needed: Int, _ field: StaticString) -> DecodeError {
         DecodeError(.truncated(needed: needed, available: remainingCount), layer: layer, field: field, offset: offset)
     }
 
     /// Fails unless `count` more bytes are available.
-    @inlinable
+    @inlinable @inline(__always)
     public func require(_ count: Int, _ field: StaticString) throws(DecodeError) {
         guard count >= 0, remainingCount >= count else { throw truncated(count, field) }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt8(_ field: StaticString) throws(DecodeError) -> UInt8 {
         guard _index < bytes.endIndex else { throw truncated(1, field) }
         let value = bytes[_index]
@@ -49,12 +49,12 @@ public struct ByteReader: Sendable {
         return value
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readInt8(_ field: StaticString) throws(DecodeError) -> Int8 {
         Int8(bitPattern: try readUInt8(field))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt16(_ field: StaticString) throws(DecodeError) -> UInt16 {
         try require(2, field)
         let value = UInt16(bytes[_index]) | UInt16(bytes[_index &+ 1]) << 8
@@ -62,7 +62,7 @@ public struct ByteReader: Sendable {
         return value
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt24(_ field: StaticString) throws(DecodeError) -> UInt32 {
         try require(3, field)
         let value = UInt32(bytes[_index]) | UInt32(bytes[_index &+ 1]) << 8 | UInt32(bytes[_index &+ 2]) << 16
@@ -70,7 +70,7 @@ public struct ByteReader: Sendable {
         return value
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt32(_ field: StaticString) throws(DecodeError) -> UInt32 {
         try require(4, field)
         var value: UInt32 = 0
@@ -79,7 +79,7 @@ public struct ByteReader: Sendable {
         return value
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt64(_ field: StaticString) throws(DecodeError) -> UInt64 {
         try require(8, field)
         var value: UInt64 = 0
@@ -88,7 +88,7 @@ public struct ByteReader: Sendable {
         return value
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt16BigEndian(_ field: StaticString) throws(DecodeError) -> UInt16 {
         try require(2, field)
         let value = UInt16(bytes[_index]) << 8 | UInt16(bytes[_index &+ 1])
@@ -96,7 +96,7 @@ public struct ByteReader: Sendable {
         return value
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt32BigEndian(_ field: StaticString) throws(DecodeError) -> UInt32 {
         try require(4, field)
         var value: UInt32 = 0
@@ -105,7 +105,7 @@ public struct ByteReader: Sendable {
         return value
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt64BigEndian(_ field: StaticString) throws(DecodeError) -> UInt64 {
         try require(8, field)
         var value: UInt64 = 0
@@ -115,7 +115,7 @@ public struct ByteReader: Sendable {
     }
 
     /// Reads `count` bytes as a slice sharing the underlying storage (no copy).
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readBytes(_ count: Int, _ field: StaticString) throws(DecodeError) -> ArraySlice<UInt8> {
         try require(count, field)
         let slice = bytes[index..<(_index &+ count)]
@@ -124,21 +124,21 @@ public struct ByteReader: Sendable {
     }
 
     /// Reads every remaining byte (possibly none).
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readRemaining() -> ArraySlice<UInt8> {
         let slice = bytes[index..<bytes.endIndex]
         _index = bytes.endIndex
         return slice
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func skip(_ count: Int, _ field: StaticString) throws(DecodeError) {
         try require(count, field)
         _index &+= count
     }
 
     /// Reads a 6-byte device address (little-endian on the wire) of the given type.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readAddress(
         type: BluetoothAddress.AddressType, _ field: StaticString
     ) throws(DecodeError) -> BluetoothAddress {

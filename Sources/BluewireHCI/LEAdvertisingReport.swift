@@ -17,7 +17,7 @@ public struct LEAdvertisingReport: LEReport {
         self.rssi = rssi
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public init(decoding r: inout ByteReader) throws(DecodeError) {
         eventType = try r.readUInt8("Event_Type")
         let type = BluetoothAddress.AddressType(hciValue: try r.readUInt8("Address_Type"))

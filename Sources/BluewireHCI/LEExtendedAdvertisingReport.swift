@@ -73,7 +73,7 @@ public struct LEExtendedAdvertisingReport: LEReport {
         self.data = data
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public init(decoding r: inout ByteReader) throws(DecodeError) {
         eventType = EventType(rawValue: try r.readUInt16("Event_Type"))
         let type = BluetoothAddress.AddressType(hciValue: try r.readUInt8("Address_Type"))
