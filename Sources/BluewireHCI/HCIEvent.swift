@@ -39,8 +39,32 @@ public enum HCIEvent: Hashable, Sendable {
         try self.init(decoding: payload[...])
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public init(decoding payload: ArraySlice<UInt8>) throws(DecodeError) {
+        // Advertising reports are most of what a controller sends while scanning, thousands a
+        // second: a complete LE (Extended) Advertising Report event is recognised from its first
+        // four octets and built here, inlined into the caller. Its reports are decoded when
+        // iterated. Every other event, and every malformed one, takes the general decoder.
+        let s = payload.startIndex
+        if payload.count >= 4, payload[s] == 0x3E {
+            let length = Int(payload[s + 1])
+            let subevent = payload[s + 2]
+            if length >= 2, payload.count - 2 >= length, subevent == 0x02 || subevent == 0x0D {
+                let packet = payload[s..<(s + 2 + length)]
+                let numReports = payload[s + 3]
+                self = .leMeta(
+                    subevent == 0x02
+                        ? .advertisingReport(LEReportList(numReports: numReports, packet: packet, firstReport: s + 4))
+                        : .extendedAdvertisingReport(LEReportList(numReports: numReports, packet: packet, firstReport: s + 4)))
+                return
+            }
+        }
+        try self.init(checkedDecoding: payload)
+    }
+
+    /// Every event, field by field, with errors naming the field and its offset.
+    @usableFromInline
+    init(checkedDecoding payload: ArraySlice<UInt8>) throws(DecodeError) {
         var header = ByteReader(payload, layer: "hci")
         let code = HCIEventCode(rawValue: try header.readUInt8("Event_Code"))
         let length = Int(try header.readUInt8("Parameter_Total_Length"))

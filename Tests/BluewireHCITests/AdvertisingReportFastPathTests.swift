@@ -3,8 +3,9 @@ import Testing
 import BluewireCore
 @testable import BluewireHCI
 
-/// Reports have a fast path (`LEReport.init?(wellFormed:at:)`) next to the field-by-field decoder
-/// (`init(decoding:)`). They must agree on every input: same values, same reports kept.
+/// Advertising reports have fast paths (`HCIEvent(decoding:)` recognising a complete report event,
+/// `LEReport.init?(wellFormed:at:)` per report) next to the field-by-field decoders. They must
+/// agree with those decoders on every input: same values, same errors, same reports kept.
 @Suite struct AdvertisingReportFastPathTests {
     /// The distinct LE Advertising, Directed Advertising and Extended Advertising Report events
     /// (payload after the H4 byte) of the btsnoop captures.
@@ -32,6 +33,14 @@ import BluewireCore
         eventPayload("043e19 02 02 00 01 9c6a276a4848 03 020106 b8 04 01 9c6a276a4848 09 01"),
     ]
 
+    static func decoded(_ payload: ArraySlice<UInt8>, checked: Bool) -> Result<HCIEvent, DecodeError> {
+        do throws(DecodeError) {
+            return .success(checked ? try HCIEvent(checkedDecoding: payload) : try HCIEvent(decoding: payload))
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// The event cut short, and with every Parameter_Total_Length from 0 to what is there, so that
     /// reports overrun the event at every octet.
     static func variants(of event: [UInt8]) -> [[UInt8]] {
@@ -48,6 +57,21 @@ import BluewireCore
 
     @Test func capturesHoldAdvertisingReportEvents() {
         #expect(Self.realReportEvents.count > 100, "expected the captures' advertising report events, found \(Self.realReportEvents.count)")
+    }
+
+    @Test func eventFastPathEqualsCheckedDecodingOnEveryTruncationOfRealEvents() {
+        var differences: [String] = []
+        for event in Self.realReportEvents + Self.madeEvents {
+            for variant in Self.variants(of: event) {
+                // A slice not starting at index 0, as events arrive inside larger buffers.
+                let buffer = [0xAA, 0xBB] + variant
+                let payload = buffer[2...]
+                let fast = Self.decoded(payload, checked: false)
+                let checked = Self.decoded(payload, checked: true)
+                if fast != checked { differences.append("\(hexString(variant)): \(fast) vs \(checked)") }
+            }
+        }
+        #expect(differences.isEmpty, "\(differences.count) differ, first: \(differences.first ?? "")")
     }
 
     /// Both report decoders from `start` in `bytes`: equal reports and end index, or both refuse.
