@@ -13,54 +13,56 @@ public struct ADStructure: Hashable, Sendable {
 
     /// The data interpreted by type (Core Supplement Part A §1). Data of the wrong size for a known
     /// type gives `.malformed`, never a trap.
-    @inlinable
+    @inlinable @inline(__always)
     public var value: ADValue {
         let d = data
-        switch type {
-        case .flags:
+        // Matched on the raw octet, not on `ADType`'s static constants: in another module each
+        // constant is an accessor call and a comparison per case, while literals make a jump table.
+        switch type.rawValue {
+        case 0x01:  // Flags
             guard let first = d.first else { return .malformed(type, d) }
             return .flags(ADFlags(rawValue: first))
-        case .incompleteList16BitServiceUUIDs, .completeList16BitServiceUUIDs:
-            return uuidList(width: 2, complete: type == .completeList16BitServiceUUIDs)
-        case .incompleteList32BitServiceUUIDs, .completeList32BitServiceUUIDs:
-            return uuidList(width: 4, complete: type == .completeList32BitServiceUUIDs)
-        case .incompleteList128BitServiceUUIDs, .completeList128BitServiceUUIDs:
-            return uuidList(width: 16, complete: type == .completeList128BitServiceUUIDs)
-        case .shortenedLocalName: return .localName(d, complete: false)
-        case .completeLocalName: return .localName(d, complete: true)
-        case .txPowerLevel:
+        case 0x02, 0x03:  // Incomplete, Complete List of 16-bit Service UUIDs
+            return uuidList(width: 2, complete: type.rawValue == 0x03)
+        case 0x04, 0x05:  // 32-bit
+            return uuidList(width: 4, complete: type.rawValue == 0x05)
+        case 0x06, 0x07:  // 128-bit
+            return uuidList(width: 16, complete: type.rawValue == 0x07)
+        case 0x08: return .localName(d, complete: false)  // Shortened Local Name
+        case 0x09: return .localName(d, complete: true)  // Complete Local Name
+        case 0x0A:  // Tx Power Level
             guard d.count == 1, let first = d.first else { return .malformed(type, d) }
             return .txPowerLevel(Int8(bitPattern: first))
-        case .appearance:
+        case 0x19:  // Appearance
             guard d.count == 2 else { return .malformed(type, d) }
             return .appearance(UInt16(d[d.startIndex]) | UInt16(d[d.startIndex + 1]) << 8)
-        case .manufacturerSpecificData:
+        case 0xFF:  // Manufacturer Specific Data
             guard d.count >= 2 else { return .malformed(type, d) }
             let company = UInt16(d[d.startIndex]) | UInt16(d[d.startIndex + 1]) << 8
             return .manufacturerSpecificData(companyIdentifier: company, data: d.dropFirst(2))
-        case .serviceData16BitUUID: return serviceData(width: 2)
-        case .serviceData32BitUUID: return serviceData(width: 4)
-        case .serviceData128BitUUID: return serviceData(width: 16)
-        case .peripheralConnectionIntervalRange:
+        case 0x16: return serviceData(width: 2)  // Service Data - 16-bit UUID
+        case 0x20: return serviceData(width: 4)  // 32-bit
+        case 0x21: return serviceData(width: 16)  // 128-bit
+        case 0x12:  // Peripheral Connection Interval Range
             guard d.count == 4 else { return .malformed(type, d) }
             let s = d.startIndex
             return .peripheralConnectionIntervalRange(
                 min: UInt16(d[s]) | UInt16(d[s + 1]) << 8, max: UInt16(d[s + 2]) | UInt16(d[s + 3]) << 8)
-        case .uri: return .uri(d)
-        case .leRole:
+        case 0x24: return .uri(d)  // URI
+        case 0x1C:  // LE Role
             guard d.count == 1, let first = d.first else { return .malformed(type, d) }
             return .leRole(first)
         default: return .other(type, d)
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func uuidList(width: Int, complete: Bool) -> ADValue {
         guard data.count % width == 0 else { return .malformed(type, data) }
         return .serviceUUIDs(ADUUIDList(width: width, bytes: data), complete: complete)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func serviceData(width: Int) -> ADValue {
         guard data.count >= width,
             let uuid = BluetoothUUID(littleEndian: data.prefix(width))
@@ -114,7 +116,7 @@ public struct ADUUIDList: Hashable, Sendable, Sequence {
             self.rest = rest
             self.width = width
         }
-        @inlinable
+        @inlinable @inline(__always)
         public mutating func next() -> BluetoothUUID? {
             guard width > 0, rest.count >= width else { return nil }
             let uuid = BluetoothUUID(littleEndian: rest.prefix(width))
@@ -123,6 +125,6 @@ public struct ADUUIDList: Hashable, Sendable, Sequence {
         }
     }
 
-    @inlinable public func makeIterator() -> Iterator { Iterator(rest: bytes, width: width) }
+    @inlinable @inline(__always) public func makeIterator() -> Iterator { Iterator(rest: bytes, width: width) }
     @inlinable public var underestimatedCount: Int { width > 0 ? bytes.count / width : 0 }
 }

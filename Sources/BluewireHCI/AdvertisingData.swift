@@ -27,7 +27,7 @@ public struct AdvertisingData: Hashable, Sendable, Sequence {
             self._error = nil
         }
 
-        @inlinable
+        @inlinable @inline(__always)
         public mutating func next() -> ADStructure? {
             guard index < bytes.endIndex else { return nil }
             let length = Int(bytes[index])
@@ -50,7 +50,7 @@ public struct AdvertisingData: Hashable, Sendable, Sequence {
         }
     }
 
-    @inlinable public func makeIterator() -> Iterator { Iterator(bytes: bytes) }
+    @inlinable @inline(__always) public func makeIterator() -> Iterator { Iterator(bytes: bytes) }
 
     /// The malformed structure that ended iteration, if any (offset from the start of the data).
     @inlinable
