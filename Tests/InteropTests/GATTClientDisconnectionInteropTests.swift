@@ -55,7 +55,9 @@ struct GATTClientDisconnectionInteropTests {
             let control = try session.valueHandle(of: GATTInteropDatabase.control)
             let first = Task { try await procedure.run(session) }
             // Queued behind the procedure, not ahead of it (the read would be refused before discovery).
-            try await waitUntil { await gatt.queue.runningID != nil || first.isCancelled }
+            // The procedure may start, send its request and be failed by the drop between two polls:
+            // then the link is already gone and the queued operations must report the same reason.
+            try await waitUntil { await gatt.queue.runningID != nil || gatt.disconnectionReason != nil }
             let queued = [
                 Task { _ = try await gatt.read(handle: control) },
                 Task { try await gatt.write([0x42], to: control) },
