@@ -4,7 +4,8 @@
 #   scripts/fuzz.sh TARGET|all SECONDS    build, replay the regressions, then fuzz each target SECONDS
 #   scripts/fuzz.sh build [TARGET|all]    build only
 #   scripts/fuzz.sh regress [TARGET|all]  run only the committed corpus and crash regressions once
-#   scripts/fuzz.sh merge TARGET          minimise the committed seed corpus (-merge=1) with the found inputs
+#   scripts/fuzz.sh merge [TARGET|all]    minimise the committed corpus together with the inputs found
+#                                         locally (libFuzzer -set_cover_merge=1) into Fuzz/Corpus/TARGET
 #   scripts/fuzz.sh list                  print the target names
 #   scripts/fuzz.sh stats                 totals per target over every run logged in .fuzz/logs/runs.txt
 #
@@ -188,7 +189,8 @@ merge_target() {
   local t=$1 tmp
   tmp=$(mktemp -d "$out/merge.XXXXXX")
   mkdir -p "Fuzz/Corpus/$t" "$out/corpus/$t"
-  nice -n "$nice_level" "$build/$t" -merge=1 -max_len="$(target_max_len "$t")" "$tmp" \
+  # -set_cover_merge keeps a smallest set of inputs covering every feature (smaller than -merge=1).
+  nice -n "$nice_level" "$build/$t" -set_cover_merge=1 -max_len="$(target_max_len "$t")" "$tmp" \
     "Fuzz/Corpus/$t" "$out/corpus/$t" >"$out/logs/$t.merge.log" 2>&1
   rm -rf "Fuzz/Corpus/$t"
   mv "$tmp" "Fuzz/Corpus/$t"
@@ -223,8 +225,7 @@ case ${1:-} in
   regress)
     for t in $(select_targets "${2:-all}"); do build_target "$t"; regress_target "$t"; done ;;
   merge)
-    [ -n "${2:-}" ] || { echo "usage: scripts/fuzz.sh merge TARGET" >&2; exit 2; }
-    build_target "$2"; merge_target "$2" ;;
+    for t in $(select_targets "${2:-all}"); do build_target "$t"; merge_target "$t"; done ;;
   "" | -h | --help)
     awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2 ;;
   *)
