@@ -188,9 +188,9 @@ final class BumbleController: Sendable {
 
     func stop() {
         try? input.fileHandleForWriting.close()
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        if process.isRunning { process.terminate() }
+        // Also when the child has already exited: only waitUntilExit() releases the run-loop source through
+        // which Foundation's Process retains itself (without it the Process leaks).
+        process.waitUntilExit()
     }
 }

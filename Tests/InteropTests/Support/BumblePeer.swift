@@ -140,10 +140,10 @@ final class BumblePeer {
     func stop() {
         // Closing its standard input alone makes the script exit; SIGTERM as well in case it is busy.
         try? input.fileHandleForWriting.close()
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        if process.isRunning { process.terminate() }
+        // Also when the child has already exited: only waitUntilExit() releases the run-loop source through
+        // which Foundation's Process retains itself (without it the Process leaks).
+        process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -109,10 +109,10 @@ final class PeripheralProcess: Sendable {
 
     /// Makes sure the process is gone.
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        if process.isRunning { process.terminate() }
+        // Also when the child has already exited: only waitUntilExit() releases the run-loop source through
+        // which Foundation's Process retains itself (without it the Process leaks).
+        process.waitUntilExit()
         try? FileManager.default.removeItem(at: errorLog)
     }
 

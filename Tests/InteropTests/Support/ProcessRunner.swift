@@ -63,6 +63,10 @@ enum ProcessRunner {
         }
         for await _ in ended { break }
         watchdog.cancel()
+        // Foundation's Process keeps a run-loop source that retains the process until waitUntilExit()
+        // releases it; without this call every Process run here leaks (LeakSanitizer). The child has
+        // exited (the termination handler ran after Foundation cleared isRunning), so it returns at once.
+        process.waitUntilExit()
         let result = ProcessResult(
             status: process.terminationStatus,
             standardOutput: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
