@@ -64,7 +64,9 @@ final class RawATTCentral: Sendable {
             }
         }
         guard let handle = state.withLock({ $0.handle }) else { throw ConnectError.noConnection(output) }
-        controller.setOutputHandler { [self] packet in receive(packet) }
+        // Weak: the link keeps the handler, and the central keeps the controller (and so the link); a
+        // strong capture made a cycle that kept the whole bench (link, clock, hosts' transports) alive.
+        controller.setOutputHandler { [weak self] packet in self?.receive(packet) }
         return handle
     }
 
