@@ -40,6 +40,11 @@ struct TestClockTests {
         clock.advance(by: .milliseconds(50))
         #expect(log.values == [10_000, 20_000])
         #expect(clock.nextDeadline == MonotonicInstant(microseconds: 110_000))
+        // The clock owns its pending actions and they capture the clock: run the last one so the test
+        // leaves no clock ↔ action cycle behind (LeakSanitizer reports one).
+        clock.advance(by: .milliseconds(60))
+        #expect(log.values == [10_000, 20_000, 110_000])
+        #expect(clock.pendingCount == 0)
     }
 
     @Test("a cancelled action never runs and a deadline in the past runs on the next advance")
@@ -60,14 +65,19 @@ struct TestClockTests {
     func runUntilIdleStopsAtLimit() {
         let clock = TestClock()
         let ticks = SendableRecorder<Int64>()
+        // Periodic well past the limit, then it stops, so the test can drain the clock: pending actions
+        // capture the clock that owns them, and a tick left pending would be a leaked cycle.
         @Sendable func tick() {
             ticks.append(clock.monotonicNow.microseconds)
-            clock.schedule(after: .milliseconds(100), tick)
+            if ticks.values.count < 6 { clock.schedule(after: .milliseconds(100), tick) }
         }
         clock.schedule(after: .milliseconds(100), tick)
         let steps = clock.runUntilIdle(notAfter: MonotonicInstant(microseconds: 350_000))
         #expect(steps == 3)
         #expect(ticks.values == [100_000, 200_000, 300_000])
+        #expect(clock.runUntilIdle(notAfter: MonotonicInstant(microseconds: 10_000_000)) == 3, "stops once idle")
+        #expect(ticks.values.last == 600_000)
+        #expect(clock.pendingCount == 0)
     }
 
     @Test("a task sleeping on the clock resumes only when time is advanced past its deadline")
