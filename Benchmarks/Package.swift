@@ -30,5 +30,6 @@ let package = Package(
         benchmarkTarget("NotificationPath", [
             "Bluewire", "BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT", "BluewireTransport",
         ]),
+        benchmarkTarget("VirtualLinkGoodput", ["Bluewire", "BluewireTesting", "BluewireCore", "BluewireGATT"]),
     ]
 )

@@ -5,14 +5,14 @@ extension BluetoothHost {
     /// Notifies `valueHandle` to `connection` without pause while the central stays subscribed to
     /// notifications: each value `payloadLength` octets (by default ATT_MTU − 3, at most 512, re-read
     /// as the MTU changes) starting with its sequence number (`ThroughputProfile`), counting up from
-    /// `firstSequence`. Returns how many notifications were sent.
+    /// `firstSequence`, at most `limit` of them. Returns how many notifications were sent.
     ///
     /// It runs on the Host's executor and keeps the link's ACL queue between one and two controller
     /// buffer counts long, so the controller always has data for its next free buffer and the host
     /// never queues without bound. It stops when the central unsubscribes, the link ends, or the
     /// calling task is cancelled.
     public func streamSequencedNotifications(
-        _ valueHandle: UInt16, to connection: UInt16, payloadLength: Int? = nil, firstSequence: UInt32 = 0
+        _ valueHandle: UInt16, to connection: UInt16, payloadLength: Int? = nil, firstSequence: UInt32 = 0, limit: Int? = nil
     ) async -> Int {
         var sequence = firstSequence
         var sent = 0
@@ -23,6 +23,7 @@ extension BluetoothHost {
             while aclCredits.queuedCount(handle: connection) < high {
                 // A stream replaced by a new one (re-subscription) must not interleave with it.
                 guard !Task.isCancelled else { return sent }
+                if let limit, sent >= limit { return sent }
                 let notified: [UInt16]
                 do {
                     notified = try notify(valueHandle, value: ThroughputProfile.packet(sequence: sequence, length: length), to: connection)
