@@ -60,7 +60,7 @@ extension BluetoothHost {
     /// Sends every queued ACL fragment the controller has buffers for (credits come back with
     /// Number Of Completed Packets, Core Vol 4 Part E §4.1.1).
     func pumpACL() {
-        for packet in aclCredits.nextPacketsToSend() {
+        while let packet = aclCredits.nextPacketToSend() {
             write(HCIPacket(type: .acl, payload: packet.encode()))
         }
         resumeACLQueueWaiters()

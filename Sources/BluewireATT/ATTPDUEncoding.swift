@@ -75,8 +75,23 @@ extension ATTPDU {
     /// The PDU's wire form (opcode first).
     @inlinable
     public func encode() -> [UInt8] {
-        var w = ByteWriter(capacity: 32)
+        var w = ByteWriter(capacity: capacityHint)
         encode(into: &w)
         return w.bytes
+    }
+
+    /// Enough octets for the PDU in one allocation: opcode, handle and offset, plus the value of the
+    /// PDUs that carry one (notifications and reads on the streaming paths), else 32.
+    @inlinable
+    var capacityHint: Int {
+        switch self {
+        case .readResponse(let value), .readBlobResponse(let value), .readMultipleResponse(let value),
+             .writeRequest(_, let value), .writeCommand(_, let value),
+             .prepareWriteRequest(_, _, let value), .prepareWriteResponse(_, _, let value),
+             .handleValueNotification(_, let value), .handleValueIndication(_, let value):
+            return 5 + value.count
+        default:
+            return 32
+        }
     }
 }

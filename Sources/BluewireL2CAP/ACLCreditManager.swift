@@ -16,9 +16,12 @@ public struct ACLCreditManager: Sendable {
     public private(set) var inFlight: [UInt16: Int] = [:]
 
     var inFlightTotal = 0
-    var queues: [UInt16: FragmentQueue] = [:]
     /// Handles in the order they get turns; the next turn starts at `cursor`.
     var order: [UInt16] = []
+    /// The packets waiting on `order[i]`. An array beside `order`, not a dictionary: connections are
+    /// few, and an array element is mutated in place, where a dictionary value's modify accessor
+    /// costs an allocation on every packet queued or sent.
+    var queues: [FragmentQueue] = []
     var cursor = 0
 
     public init(totalBuffers: Int) {
@@ -29,7 +32,10 @@ public struct ACLCreditManager: Sendable {
     public var availableCredits: Int { Swift.max(0, totalBuffers - inFlightTotal) }
 
     /// Packets waiting on `handle`.
-    public func queuedCount(handle: UInt16) -> Int { queues[handle]?.count ?? 0 }
+    public func queuedCount(handle: UInt16) -> Int { slot(of: handle).map { queues[$0].count } ?? 0 }
+
+    /// Where `handle` is in `order` and `queues`.
+    func slot(of handle: UInt16) -> Int? { order.firstIndex(of: handle) }
 
     /// Packets in the controller for `handle`.
     public func inFlightCount(handle: UInt16) -> Int { inFlight[handle] ?? 0 }
@@ -43,35 +49,44 @@ public struct ACLCreditManager: Sendable {
     /// Queues the packets of one or more PDUs for `handle`, after any already queued.
     public mutating func enqueue(handle: UInt16, _ packets: [ACLPacket]) {
         guard !packets.isEmpty else { return }
-        if queues[handle] == nil {
-            queues[handle] = FragmentQueue()
+        let index: Int
+        if let existing = slot(of: handle) {
+            index = existing
+        } else {
+            index = order.count
             order.append(handle)
+            queues.append(FragmentQueue())
         }
-        queues[handle]?.append(contentsOf: packets)
+        queues[index].append(contentsOf: packets)
     }
 
     /// Takes as many queued packets as there are free buffers, fairly across connections, and
     /// counts them as in flight. Send them to the controller in the returned order.
     public mutating func nextPacketsToSend() -> [ACLPacket] {
-        var credits = availableCredits
         var out: [ACLPacket] = []
-        guard credits > 0, !order.isEmpty else { return out }
+        while let packet = nextPacketToSend() { out.append(packet) }
+        return out
+    }
+
+    /// Takes the next packet to send if a buffer is free, in the order ``nextPacketsToSend()``
+    /// would return it, and counts it as in flight; nil when no buffer is free or nothing waits.
+    /// The host's send path loops on this, so sending allocates no array.
+    public mutating func nextPacketToSend() -> ACLPacket? {
+        guard availableCredits > 0 else { return nil }
         var idle = 0
-        while credits > 0, idle < order.count {
+        while idle < order.count {
             if cursor >= order.count { cursor = 0 }
-            let handle = order[cursor]
+            let index = cursor
             cursor += 1
-            guard let packet = queues[handle]?.popFirst() else {
+            guard let packet = queues[index].popFirst() else {
                 idle += 1
                 continue
             }
-            idle = 0
-            out.append(packet)
-            inFlight[handle, default: 0] += 1
+            inFlight[order[index], default: 0] += 1
             inFlightTotal += 1
-            credits -= 1
+            return packet
         }
-        return out
+        return nil
     }
 
     /// Returns buffers from a Number Of Completed Packets event entry. Counts for handles with
@@ -91,12 +106,11 @@ public struct ACLCreditManager: Sendable {
     /// flushes them, Vol 4 Part E §4.3). Returns how many queued packets were dropped.
     @discardableResult
     public mutating func disconnected(handle: UInt16) -> Int {
-        let dropped = queues.removeValue(forKey: handle)?.count ?? 0
         inFlightTotal -= inFlight.removeValue(forKey: handle) ?? 0
-        if let index = order.firstIndex(of: handle) {
-            order.remove(at: index)
-            if cursor > index { cursor -= 1 }
-        }
+        guard let index = slot(of: handle) else { return 0 }
+        let dropped = queues.remove(at: index).count
+        order.remove(at: index)
+        if cursor > index { cursor -= 1 }
         return dropped
     }
 }

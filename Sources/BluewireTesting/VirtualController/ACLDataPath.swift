@@ -38,9 +38,11 @@ extension LinkWorld {
     /// Hands a received link-layer PDU to the receiving host, as one HCI packet per PDU or reassembled
     /// into whole L2CAP PDUs, depending on that controller's configuration.
     func deliver(_ pdu: LinkLayerPDU, on connection: LinkConnection, to side: Int) {
-        let end = connection.ends[side]
-        guard !end.isDetached else { return }
-        let c = controllers[end.controller]
+        // Fields, not a copy of the end: a copy would share its reassembly buffer and make every
+        // append below copy it.
+        guard !connection.ends[side].isDetached else { return }
+        let handle = connection.ends[side].handle
+        let c = controllers[connection.ends[side].controller]
         switch c.configuration.aclDelivery {
         case .linkLayerPDUs:
             // A PDU larger than the receiving controller's own ACL buffer goes up in buffer-sized pieces,
@@ -49,26 +51,49 @@ extension LinkWorld {
             var start = pdu.payload.startIndex
             repeat {
                 let stop = min(start + limit, pdu.payload.endIndex)
-                sendACL(to: c, handle: end.handle, isStart: pdu.isStart && start == pdu.payload.startIndex,
+                sendACL(to: c, handle: handle, isStart: pdu.isStart && start == pdu.payload.startIndex,
                         data: pdu.payload[start..<stop])
                 start = stop
             } while start < pdu.payload.endIndex
         case .wholeL2CAPPDUs:
+            // The HCI ACL packet is built in place: 4 header octets, then the L2CAP PDU as it arrives,
+            // in a buffer sized once from the L2CAP length (one allocation per PDU).
+            var buffer: [UInt8]
             if pdu.isStart {
                 // An unfinished PDU followed by a new start was flushed by the sender: drop it.
-                connection.ends[side].reassembly = Array(pdu.payload)
+                buffer = []
+                buffer.reserveCapacity(ACLHeader.size + (Self.l2capPDULength(pdu.payload) ?? pdu.payload.count))
+                buffer.append(contentsOf: repeatElement(0, count: ACLHeader.size))
             } else if connection.ends[side].reassembly.isEmpty {
-                return sendACL(to: c, handle: end.handle, isStart: false, data: pdu.payload)
+                return sendACL(to: c, handle: handle, isStart: false, data: pdu.payload)
             } else {
-                connection.ends[side].reassembly.append(contentsOf: pdu.payload)
+                buffer = connection.ends[side].reassembly
             }
-            let buffer = connection.ends[side].reassembly
-            guard buffer.count >= 4 else { return }
-            let expected = Int(UInt16(buffer[0]) | UInt16(buffer[1]) << 8) + 4
-            guard buffer.count >= expected else { return }
             connection.ends[side].reassembly = []
-            sendACL(to: c, handle: end.handle, isStart: true, data: buffer[...])
+            buffer.append(contentsOf: pdu.payload)
+            let received = buffer.count - ACLHeader.size
+            guard received >= 2,
+                  received >= Int(UInt16(buffer[ACLHeader.size]) | UInt16(buffer[ACLHeader.size + 1]) << 8) + 4
+            else {
+                connection.ends[side].reassembly = buffer
+                return
+            }
+            // Packet boundary 0b10 (first automatically flushable), as sendACL does.
+            let header = (handle & 0x0FFF) | UInt16(ACLPacketBoundaryFlag.firstFlushable.rawValue) << 12
+            let length = UInt16(truncatingIfNeeded: received)
+            buffer[0] = UInt8(truncatingIfNeeded: header)
+            buffer[1] = UInt8(truncatingIfNeeded: header >> 8)
+            buffer[2] = UInt8(truncatingIfNeeded: length)
+            buffer[3] = UInt8(truncatingIfNeeded: length >> 8)
+            c.send(HCIPacket(type: .acl, payload: buffer))
         }
+    }
+
+    /// The whole length (basic header included) of the L2CAP PDU starting `bytes`, once its length
+    /// field has arrived.
+    private static func l2capPDULength(_ bytes: ArraySlice<UInt8>) -> Int? {
+        guard bytes.count >= 2 else { return nil }
+        return Int(UInt16(bytes[bytes.startIndex]) | UInt16(bytes[bytes.startIndex + 1]) << 8) + 4
     }
 
     /// Controllers mark the first packet of a PDU "first automatically flushable" (0b10) on the way up.
@@ -101,9 +126,13 @@ extension LinkWorld {
     }
 
     func sendNumberOfCompletedPackets(_ c: ControllerState, handle: UInt16, count: Int) {
-        var out: [UInt8] = [1]
-        out.appendLE(handle)
-        out.appendLE(UInt16(clamping: count))
-        c.sendEvent(EventCode.numberOfCompletedPackets, out)
+        // Number Of Completed Packets cannot be masked (Core Vol 4 Part E §7.3.1): sent directly, the
+        // event built in one array (it is on every ACL packet's path).
+        let completed = UInt16(clamping: count)
+        c.send(HCIPacket(type: .event, payload: [
+            EventCode.numberOfCompletedPackets, 5, 1,
+            UInt8(truncatingIfNeeded: handle), UInt8(truncatingIfNeeded: handle >> 8),
+            UInt8(truncatingIfNeeded: completed), UInt8(truncatingIfNeeded: completed >> 8),
+        ]))
     }
 }

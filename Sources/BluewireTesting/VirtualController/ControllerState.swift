@@ -224,7 +224,10 @@ final class ControllerState {
         default:
             guard eventMask & (1 << UInt64(code - 1)) != 0 else { return }
         }
-        var bytes: [UInt8] = [code, UInt8(truncatingIfNeeded: parameters.count)]
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(2 + parameters.count)
+        bytes.append(code)
+        bytes.append(UInt8(truncatingIfNeeded: parameters.count))
         bytes.append(contentsOf: parameters)
         send(HCIPacket(type: .event, payload: bytes))
     }
