@@ -34,6 +34,9 @@ peers='InteropTests|BluewireTransportTests|BluewireHostTests'
 run_tests units --skip "$peers"
 run_tests peers --no-parallel --filter "$peers"
 
+echo "== memory flat: decoding a capture 10x larger (peak RSS)"
+BLUEWIRE_BINARY="$(swift build --show-bin-path)/bluewire" bash scripts/rss-check.sh
+
 echo "== kernel HCI user-channel test (VM)"
 bash scripts/vm/run-kernel-test.sh
 echo "== all tests passed"
