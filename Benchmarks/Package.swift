@@ -31,5 +31,6 @@ let package = Package(
             "Bluewire", "BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT", "BluewireTransport",
         ]),
         benchmarkTarget("VirtualLinkGoodput", ["Bluewire", "BluewireTesting", "BluewireCore", "BluewireGATT"]),
+        .executableTarget(name: "GoodputProfile", dependencies: [.product(name: "Bluewire", package: bluewire), .product(name: "BluewireTesting", package: bluewire), .product(name: "BluewireCore", package: bluewire), .product(name: "BluewireGATT", package: bluewire)], path: "Profile/GoodputProfile"),
     ]
 )

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what the real-peer tests need (see PEERS.md in the team's shared docs):
 #   - Debian packages: libbluetooth-dev (HCI socket headers), tshark (capture oracle),
-#     qemu-system-x86 + linux-image-amd64 + kmod (kernel VM), bluez-test-tools (btvirt, btmon)
+#     qemu-system-x86 + linux-image-amd64 + kmod (kernel VM), bluez-test-tools (btvirt, btmon),
+#     time (GNU time: peak RSS for scripts/rss-check.sh)
 #   - .venv in the repository with bumble (virtual controllers) and virtme-ng (vng)
 # Idempotent and quick when everything is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUMBLE_VERSION=0.0.236
-APT_PACKAGES=(libbluetooth-dev tshark qemu-system-x86 linux-image-amd64 kmod bluez-test-tools)
+APT_PACKAGES=(libbluetooth-dev tshark qemu-system-x86 linux-image-amd64 kmod bluez-test-tools time)
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
