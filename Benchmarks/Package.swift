@@ -7,11 +7,15 @@ let bluewire = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
 
 // Benchmarks live in their own package so the library's build and test never pull in the
 // benchmark framework. Run: `cd Benchmarks && swift package benchmark` (see README.md).
-func benchmarkTarget(_ name: String, _ products: [String]) -> Target {
+func bluewireProducts(_ products: [String]) -> [Target.Dependency] {
+    products.map { .product(name: $0, package: bluewire) }
+}
+
+func benchmarkTarget(_ name: String, _ products: [String], local: [String] = []) -> Target {
     .executableTarget(
         name: name,
         dependencies: [.product(name: "Benchmark", package: "benchmark")]
-            + products.map { .product(name: $0, package: bluewire) },
+            + bluewireProducts(products) + local.map { .target(name: $0) },
         path: "Benchmarks/\(name)",
         plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     )
@@ -30,7 +34,11 @@ let package = Package(
         benchmarkTarget("NotificationPath", [
             "Bluewire", "BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT", "BluewireTransport",
         ]),
-        benchmarkTarget("VirtualLinkGoodput", ["Bluewire", "BluewireTesting", "BluewireCore", "BluewireGATT"]),
-        .executableTarget(name: "GoodputProfile", dependencies: [.product(name: "Bluewire", package: bluewire), .product(name: "BluewireTesting", package: bluewire), .product(name: "BluewireCore", package: bluewire), .product(name: "BluewireGATT", package: bluewire)], path: "Profile/GoodputProfile"),
+        benchmarkTarget("VirtualLinkGoodput", ["Bluewire", "BluewireTesting", "BluewireCore"], local: ["VirtualLinkScene"]),
+        // Two hosts streaming notifications, shared by the goodput benchmark and its profiling driver.
+        .target(name: "VirtualLinkScene", dependencies: bluewireProducts(["Bluewire", "BluewireTesting", "BluewireCore", "BluewireGATT"]),
+                path: "Support/VirtualLinkScene"),
+        .executableTarget(name: "GoodputProfile", dependencies: ["VirtualLinkScene"] + bluewireProducts(["Bluewire", "BluewireTesting", "BluewireCore"]),
+                          path: "Benchmarks/GoodputProfile"),
     ]
 )
