@@ -38,7 +38,16 @@ public struct PacketDescription: Sendable {
 
     /// Adds to the summary text, separated by a space.
     public mutating func say(_ text: String) {
-        if summary.isEmpty { summary = text } else { summary += " " + text }
+        if !summary.isEmpty { summary.append(" ") }
+        summary.append(text)
+    }
+
+    /// Adds `name=value` to the summary, appended in place (no temporary strings).
+    mutating func show(_ name: String, _ value: String) {
+        if !summary.isEmpty { summary.append(" ") }
+        summary.append(name)
+        summary.append("=")
+        summary.append(value)
     }
 
     /// Adds a field and shows it in the summary as `name=value`.
@@ -54,10 +63,10 @@ public struct PacketDescription: Sendable {
         fields.append((key, value))
         guard shown else { return }
         switch value {
-        case .string(let text): say(name + "=" + text)
-        case .integer(let number): say(name + "=" + String(number))
-        case .bool(let flag): say(name + "=" + (flag ? "yes" : "no"))
-        case .strings(let list): say(name + "=" + list.joined(separator: ","))
+        case .string(let text): show(name, text)
+        case .integer(let number): show(name, String(number))
+        case .bool(let flag): show(name, flag ? "yes" : "no")
+        case .strings(let list): show(name, list.joined(separator: ","))
         }
     }
 
@@ -71,7 +80,9 @@ public struct PacketDescription: Sendable {
 
     /// Adds a hexadecimal field (`0x002a`, lower case, `digits` wide).
     public mutating func addHex<T: BinaryInteger>(_ name: String, _ number: T, digits: Int = 4, shown: Bool = true) {
-        add(name, .string("0x" + hex(number, width: digits)), shown: shown)
+        var text = "0x"
+        text.append(hex(number, width: digits))
+        add(name, .string(text), shown: shown)
     }
 
     /// Records a decoding problem; the first one is kept.
@@ -88,9 +99,19 @@ public struct PacketDescription: Sendable {
         case .controllerToHost?: arrow = ">"
         case nil: arrow = "="
         }
-        let number = "#" + String(index)
-        let padded = number + String(repeating: " ", count: max(1, 8 - number.count))
-        return padded + PacketDescription.seconds(relativeTime) + " " + arrow + " " + kind + ": " + summary
+        let number = String(index)
+        var line = "#"
+        line.reserveCapacity(24 + kind.utf8.count + summary.utf8.count)
+        line.append(number)
+        for _ in 0..<max(1, 7 - number.utf8.count) { line.append(" ") }
+        line.append(PacketDescription.seconds(relativeTime))
+        line.append(" ")
+        line.append(arrow)
+        line.append(" ")
+        line.append(kind)
+        line.append(": ")
+        line.append(summary)
+        return line
     }
 
     /// `12.345678`: seconds with six decimals.

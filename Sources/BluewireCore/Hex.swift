@@ -1,44 +1,72 @@
 /// Hexadecimal formatting and parsing, without Foundation.
 
-@usableFromInline
-let lowerHexDigits: [Character] = Array("0123456789abcdef")
-@usableFromInline
-let upperHexDigits: [Character] = Array("0123456789ABCDEF")
+// Formatting writes ASCII straight into the string's storage (one allocation, none for strings of
+// up to 15 octets): the packet describers call these for every field of every packet.
+
+/// The ASCII code of hex digit `nibble` (0...15), lower or upper case.
+@inlinable @inline(__always)
+func hexDigit(_ nibble: UInt8, upper: Bool = false) -> UInt8 {
+    nibble < 10 ? 0x30 + nibble : (upper ? 0x37 : 0x57) + nibble
+}
 
 /// Lower-case hex of `value` with no prefix and no padding beyond one digit.
 public func hex<T: BinaryInteger>(_ value: T) -> String {
-    var v = UInt64(truncatingIfNeeded: value)
-    if v == 0 { return "0" }
-    var digits: [Character] = []
-    while v > 0 {
-        digits.append(lowerHexDigits[Int(v & 0xF)])
-        v >>= 4
-    }
-    return String(digits.reversed())
+    hex(value, width: 1)
 }
 
 /// Lower-case hex of `value` zero-padded to `width` digits.
 public func hex<T: BinaryInteger>(_ value: T, width: Int) -> String {
-    let s = hex(value)
-    return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    let v = UInt64(truncatingIfNeeded: value)
+    let digits = Swift.max((64 - v.leadingZeroBitCount + 3) / 4, width, 1)
+    return String(unsafeUninitializedCapacity: digits) { buffer in
+        var rest = v
+        var i = digits
+        while i > 0 {
+            i -= 1
+            buffer[i] = hexDigit(UInt8(truncatingIfNeeded: rest & 0xF))
+            rest >>= 4
+        }
+        return digits
+    }
 }
 
 /// Two upper-case hex digits.
 public func hexByteUpper(_ byte: UInt8) -> String {
-    String([upperHexDigits[Int(byte >> 4)], upperHexDigits[Int(byte & 0xF)]])
+    String(unsafeUninitializedCapacity: 2) { buffer in
+        buffer[0] = hexDigit(byte >> 4, upper: true)
+        buffer[1] = hexDigit(byte & 0xF, upper: true)
+        return 2
+    }
 }
 
 /// Lower-case hex of a byte sequence, two digits per byte, optionally separated.
 public func hexString<C: Sequence>(_ bytes: C, separator: String = "") -> String where C.Element == UInt8 {
-    var out = ""
-    var first = true
-    for byte in bytes {
-        if !first && !separator.isEmpty { out += separator }
-        first = false
-        out.append(lowerHexDigits[Int(byte >> 4)])
-        out.append(lowerHexDigits[Int(byte & 0xF)])
+    hexString(Array(bytes), separator: separator)
+}
+
+/// Lower-case hex of a byte collection, two digits per byte, optionally separated.
+public func hexString<C: Collection>(_ bytes: C, separator: String = "") -> String where C.Element == UInt8 {
+    let count = bytes.count
+    guard count > 0 else { return "" }
+    var separatorUTF8 = separator
+    return separatorUTF8.withUTF8 { separatorBytes in
+        let length = count * 2 + (count - 1) * separatorBytes.count
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            var i = 0
+            for byte in bytes {
+                if i > 0 {
+                    for s in separatorBytes {
+                        buffer[i] = s
+                        i += 1
+                    }
+                }
+                buffer[i] = hexDigit(byte >> 4)
+                buffer[i + 1] = hexDigit(byte & 0xF)
+                i += 2
+            }
+            return i
+        }
     }
-    return out
 }
 
 /// Parses hex text into bytes. Accepts an optional `0x` prefix and ignores spaces, `:` and `-`.
