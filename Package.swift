@@ -121,14 +121,16 @@ let package = Package(
             dependencies: ["BluewireAnalysis", "BluewireSnoop", "BluewireHCI", "BluewireCore", "BluewireGATT"],
             resources: []
         ),
-        .testTarget(name: "BluewireTransportTests", dependencies: ["BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireSnoop"]),
+        // Real-peer helpers (bumble_link.py, a scripted TCP server) shared by the test targets below.
+        .target(name: "PeerTestSupport", path: "Tests/PeerTestSupport"),
+        .testTarget(name: "BluewireTransportTests", dependencies: ["BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireSnoop", "PeerTestSupport"]),
         .testTarget(
             name: "BluewireHostTests",
-            dependencies: ["Bluewire", "BluewireTesting", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireATT", "BluewireSnoop"]
+            dependencies: ["Bluewire", "BluewireTesting", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireATT", "BluewireSnoop", "PeerTestSupport"]
         ),
         .testTarget(
             name: "InteropTests",
-            dependencies: ["ExampleSupport", "Bluewire", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireSnoop", "BluewireAnalysis"]
+            dependencies: ["ExampleSupport", "Bluewire", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireSnoop", "BluewireAnalysis", "PeerTestSupport"]
         ),
     ]
 )

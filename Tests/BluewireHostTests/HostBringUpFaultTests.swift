@@ -4,6 +4,7 @@ import BluewireHCI
 import BluewireTransport
 import Foundation
 import Testing
+import PeerTestSupport
 
 /// Faulty controllers at the Host level, over a real TCP transport: silence, a corrupt byte stream,
 /// an error status. These use small scripted servers (a fake, on purpose: bumble's controller cannot

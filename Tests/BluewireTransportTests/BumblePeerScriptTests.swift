@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import BluewireTransport
+import PeerTestSupport
 
 /// The peer script's own options, proven through Bluewire's transport with raw HCI: what it
 /// advertises, which report format the controllers emit, its GATT server, its central.

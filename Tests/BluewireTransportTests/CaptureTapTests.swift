@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import BluewireTransport
+import PeerTestSupport
 
 @Suite("Capture tap")
 struct CaptureTapTests {

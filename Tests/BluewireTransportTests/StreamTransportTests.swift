@@ -2,6 +2,7 @@ import BluewireCore
 import Testing
 
 @testable import BluewireTransport
+import PeerTestSupport
 
 /// Bluewire's stream transports against bumble's controller (a peer we did not write).
 @Suite("Stream transports against bumble", .serialized)

@@ -2,6 +2,7 @@ import BluewireCore
 import Testing
 
 @testable import BluewireTransport
+import PeerTestSupport
 
 @Suite("Transport failures are typed, and nothing hangs")
 struct TransportFailureTests {

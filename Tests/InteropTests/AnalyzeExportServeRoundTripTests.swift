@@ -4,6 +4,7 @@ import BluewireGATT
 import BluewireSnoop
 import Foundation
 import Testing
+import PeerTestSupport
 
 /// The database a recorded session reveals is one Bluewire can serve again unchanged: analyze the
 /// capture of Bluewire as central against a bumble peripheral, export the peer's database, serve it

@@ -2,6 +2,7 @@ import BluewireCore
 import ExampleSupport
 import Foundation
 import Testing
+import PeerTestSupport
 
 /// The value handle of the characteristic with `uuid` in central `central`'s discovery events.
 func discoveredHandle(_ events: [PeerJSON], central: Int, _ uuid: BluetoothUUID) -> Int? {

@@ -2,6 +2,7 @@ import BluewireCore
 import ExampleSupport
 import Foundation
 import Testing
+import PeerTestSupport
 
 /// The Magic 8-Ball example (Examples/Magic8Ball) run as processes on one bumble link.
 @Suite("Example: Magic 8-Ball")

@@ -1,6 +1,7 @@
 import BluewireCore
 import Foundation
 import Testing
+import PeerTestSupport
 
 /// The `bluewire gatt` commands as a user runs them: the built binary, as a process, against a bumble
 /// GATT peripheral.

@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import Testing
+import PeerTestSupport
 
 func isConnected(_ event: PeripheralEvent) -> Bool {
     if case .connected = event { true } else { false }

@@ -2,6 +2,7 @@ import Bluewire
 import BluewireCore
 import BluewireGATT
 import Testing
+import PeerTestSupport
 
 /// Little-endian hex of a handle or offset, as it appears in an ATT PDU.
 func le(_ value: UInt16) -> String { hexBytes([UInt8(value & 0xFF), UInt8(value >> 8)]) }

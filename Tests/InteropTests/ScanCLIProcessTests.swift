@@ -1,6 +1,7 @@
 import BluewireCore
 import Foundation
 import Testing
+import PeerTestSupport
 
 extension ScanInteropTests {
     /// `bluewire scan --json` as a user runs it: a separate process against bumble, exit status 0

@@ -2,6 +2,7 @@ import Bluewire
 import BluewireCore
 import Foundation
 import Testing
+import PeerTestSupport
 
 extension ScanInteropTests {
     /// `--capture` during a bumble scan session (CaptureTap, btsnoop 1002): tshark decodes it with no

@@ -4,6 +4,7 @@ import BluewireHCI
 import BluewireTransport
 import Foundation
 import Testing
+import PeerTestSupport
 
 /// Scanning against Google's bumble (PyPI): a bumble Device advertises on one controller of a
 /// LocalLink, Bluewire is the host of another, each test on a fresh link (bumble's controller keeps

@@ -4,6 +4,7 @@ import BluewireSnoop
 import BluewireTransport
 import Foundation
 import Testing
+import PeerTestSupport
 
 /// `bluewire serve` run as a process, against bumble centrals on a fresh link per test.
 @Suite("bluewire serve against bumble")

@@ -1,6 +1,7 @@
 import BluewireCore
 import Foundation
 import Testing
+import PeerTestSupport
 
 /// `bluewire throughput` against `bluewire serve --throughput`, both processes Bluewire, each on its
 /// own bumble controller of one `LocalLink` (fresh per test). The controllers report 251-octet LE ACL

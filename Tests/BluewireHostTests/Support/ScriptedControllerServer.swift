@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import PeerTestSupport
 
 /// A TCP listener on 127.0.0.1 (free port) that plays a scripted HCI controller for one client: it
 /// reads H4 command packets and answers each as `script` says (Command Complete with given return

@@ -6,6 +6,7 @@ import BluewireTransport
 import Foundation
 import Synchronization
 import Testing
+import PeerTestSupport
 
 /// The database the bumble peripheral serves in the central interop tests (bumble_link.py --gatt),
 /// behind bumble's own Generic Access and Generic Attribute services.

@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireTransport
 import Foundation
 import Testing
+import PeerTestSupport
 
 /// A JSON value from an `EVENT` line of bumble_link.py.
 enum PeerJSON: Sendable, Hashable, Decodable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PeerTestSupport
 
 /// A Bluewire executable of this package (`bluewire`, an example) run as a child process, its
 /// standard output collected line by line for the test to wait on.

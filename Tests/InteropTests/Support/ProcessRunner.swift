@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PeerTestSupport
 
 /// Runs a program to completion with a time limit and returns its exit status and output.
 struct ProcessResult: Sendable {

@@ -5,6 +5,7 @@ import BluewireTransport
 import Foundation
 import Synchronization
 import Testing
+import PeerTestSupport
 
 /// What the bumble peripheral advertises in the scan interop tests, and its bumble_link arguments.
 ///

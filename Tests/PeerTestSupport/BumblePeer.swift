@@ -1,9 +1,7 @@
 import Foundation
-import Testing
 
 /// A running `Tests/Peers/bumble_link.py`: bumble controllers on one LocalLink, plus optionally a
-/// bumble Device (peripheral or central). Self-contained (Foundation + Testing only) so other test
-/// targets can copy this file as it is.
+/// bumble Device (peripheral or central). Shared by the transport, host and interop test targets.
 ///
 /// ```swift
 /// try await withBumblePeer([.tcp]) { peer in
@@ -13,53 +11,56 @@ import Testing
 /// ```
 /// Every call starts a fresh link (bumble's controller keeps state across Reset) on a free port /
 /// fresh path, waits for its READY line, and stops it afterwards, even when the body throws.
-final class BumblePeer {
+public final class BumblePeer {
     /// How one controller listens for its host.
-    enum ControllerTransport: Sendable {
+    public enum ControllerTransport: Sendable {
         case tcp, unix, pty
     }
 
-    struct Ready: Decodable, Sendable {
-        struct Controller: Decodable, Sendable {
+    public struct Ready: Decodable, Sendable {
+        public struct Controller: Decodable, Sendable {
             /// Spelled as Bluewire's `--transport` takes it: `tcp:127.0.0.1:PORT`, `unix:PATH`, `serial:PATH`.
-            var transport: String
-            var address: String
+            public var transport: String
+            public var address: String
         }
-        struct Device: Decodable, Sendable {
-            var role: String
-            var address: String
+        public struct Device: Decodable, Sendable {
+            public var role: String
+            public var address: String
         }
-        var controllers: [Controller]
-        var device: Device?
+        public var controllers: [Controller]
+        public var device: Device?
+        /// With `--centrals N`: every central's address, central 0 first.
+        public var centrals: [String]?
     }
 
-    struct StartError: Error, CustomStringConvertible {
-        var description: String
+    public struct StartError: Error, CustomStringConvertible {
+        public var description: String
     }
 
-    let ready: Ready
+    public let ready: Ready
     /// `EVENT` lines after READY, as their JSON text.
-    let events: AsyncStream<String>
+    public let events: AsyncStream<String>
     private let process: Process
     private let input: Pipe
     private let directory: URL
 
     /// The controllers' transports, in argument order, as `--transport` strings.
-    var transports: [String] { ready.controllers.map(\.transport) }
+    public var transports: [String] { ready.controllers.map(\.transport) }
 
-    static var repositoryRoot: URL {
+    /// The package root (this file is Tests/PeerTestSupport/BumblePeer.swift).
+    public static var repositoryRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
-    static var python: URL {
+    public static var python: URL {
         if let path = ProcessInfo.processInfo.environment["BLUEWIRE_PYTHON"] { return URL(fileURLWithPath: path) }
         return repositoryRoot.appendingPathComponent(".venv/bin/python")
     }
 
     /// Starts the script with one controller per entry of `controllers` and the extra `arguments`
     /// (`--peripheral --name X`, `--central ADDR`, `--legacy-reports`, ...).
-    static func start(_ controllers: [ControllerTransport], arguments: [String] = [], timeout: Duration = .seconds(30)) async throws -> BumblePeer {
+    public static func start(_ controllers: [ControllerTransport], arguments: [String] = [], timeout: Duration = .seconds(30)) async throws -> BumblePeer {
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw StartError(description: "\(python.path) missing: run scripts/setup-test-env.sh first")
         }
@@ -129,8 +130,13 @@ final class BumblePeer {
         self.directory = directory
     }
 
+    /// Writes one line to the script's standard input (the centrals' JSON commands).
+    public func send(line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
     /// Stops the script (SIGTERM) and removes its temporary files.
-    func stop() {
+    public func stop() {
         // Closing its standard input alone makes the script exit; SIGTERM as well in case it is busy.
         try? input.fileHandleForWriting.close()
         if process.isRunning { process.terminate() }
@@ -144,7 +150,7 @@ final class BumblePeer {
 }
 
 /// Runs `body` with a fresh bumble link and always stops it afterwards.
-func withBumblePeer<R>(
+public func withBumblePeer<R>(
     _ controllers: [BumblePeer.ControllerTransport] = [.tcp], arguments: [String] = [],
     _ body: (BumblePeer) async throws -> R
 ) async throws -> R {

@@ -4,20 +4,20 @@ import Synchronization
 
 /// A TCP listener on 127.0.0.1 (free port) that accepts one client and then does what it is told:
 /// stay silent, or send given bytes and hang up. For transport behaviours bumble cannot produce.
-final class ScriptedStreamServer: Sendable {
-    enum Behaviour: Sendable {
+public final class ScriptedStreamServer: Sendable {
+    public enum Behaviour: Sendable {
         /// Accept and never answer (keeps the connection open until `stop`).
         case silent
         /// Send these bytes, then close the connection.
         case sendThenClose([UInt8])
     }
 
-    let port: UInt16
+    public let port: UInt16
     private let listener: Int32
     /// Whether the accepting thread has closed `listener` (after which its number may be reused).
     private let listenerClosed = Mutex(false)
 
-    init(_ behaviour: Behaviour) throws {
+    public init(_ behaviour: Behaviour) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         self.listener = listener
         guard listener >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
@@ -56,10 +56,10 @@ final class ScriptedStreamServer: Sendable {
         }
     }
 
-    var transport: String { "tcp:127.0.0.1:\(port)" }
+    public var transport: String { "tcp:127.0.0.1:\(port)" }
 
     /// Stops listening (a pending accept fails; the accepting thread then closes the socket).
-    func stop() {
+    public func stop() {
         listenerClosed.withLock { closed in
             if !closed { shutdown(listener, Int32(SHUT_RDWR)) }
         }
