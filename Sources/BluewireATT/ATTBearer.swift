@@ -190,6 +190,19 @@ public struct ATTBearer: Sendable {
         transmit(ATTPDU.handleValueNotification(handle: handle, value: value.prefix(mtu - 3)).encode())
     }
 
+    /// Sends a Handle Value Notification that is already encoded (opcode 0x1B, handle, value), as
+    /// the GATT server builds it for this bearer's MTU, so the streaming path encodes it once. Like
+    /// `notify(handle:value:)`, a PDU longer than ATT_MTU has its value cut to ATT_MTU − 3
+    /// (Vol 3 Part G §4.11). Anything else than a notification is refused (`notACommand`): the
+    /// bearer's rules for requests and indications must not be bypassed.
+    public mutating func notify(encoded pdu: [UInt8]) throws(ATTBearerError) {
+        if let reason = closeReason { throw reason == .disconnected ? .disconnected : .closed }
+        guard pdu.count >= 3, pdu[0] == ATTOpcode.handleValueNotification.rawValue else {
+            throw .notACommand(ATTOpcode(pdu.first ?? 0))
+        }
+        transmit(pdu.count <= mtu ? pdu : Array(pdu.prefix(mtu)))
+    }
+
     /// Sends a Handle Value Indication, or queues it while another awaits its confirmation. A value
     /// longer than ATT_MTU − 3 is cut to that length (Vol 3 Part G §4.11).
     public mutating func indicate(handle: UInt16, value: ArraySlice<UInt8>, now: MonotonicInstant) throws(ATTBearerError) -> ATTIndicationID {

@@ -75,6 +75,22 @@ import Testing
         #expect(drain(&bearer).sent == [[0x1B, 0x2A, 0x00] + Array(0..<20)])
     }
 
+    @Test func encodedNotificationIsSentAsItIsAndCutToTheMTU() throws {
+        var bearer = ATTBearer()
+        try bearer.notify(encoded: [0x1B, 0x2A, 0x00, 0x01, 0x02])
+        try bearer.notify(encoded: [0x1B, 0x2A, 0x00] + Array(0..<30))
+        #expect(drain(&bearer).sent == [[0x1B, 0x2A, 0x00, 0x01, 0x02], [0x1B, 0x2A, 0x00] + Array(0..<20)])
+    }
+
+    @Test func encodedPDUsOtherThanNotificationsAreRefused() {
+        var bearer = ATTBearer()
+        #expect(throws: ATTBearerError.notACommand(.handleValueIndication)) { try bearer.notify(encoded: [0x1D, 0x2A, 0x00, 0x01]) }
+        #expect(throws: ATTBearerError.notACommand(.readRequest)) { try bearer.notify(encoded: [0x0A, 0x01, 0x00]) }
+        #expect(throws: ATTBearerError.notACommand(.handleValueNotification)) { try bearer.notify(encoded: [0x1B, 0x2A]) }
+        #expect(throws: ATTBearerError.notACommand(ATTOpcode(0))) { try bearer.notify(encoded: []) }
+        #expect(drain(&bearer).sent.isEmpty)
+    }
+
     @Test func nextIndicationWaitsForTheConfirmation() throws {
         var bearer = ATTBearer()
         let first = try bearer.indicate(handle: 5, value: [1], now: .zero)

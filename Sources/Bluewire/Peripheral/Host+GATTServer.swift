@@ -75,8 +75,8 @@ extension BluetoothHost {
         for pdu in pdus {
             guard let link = links[pdu.connection] else { continue }
             do throws(ATTBearerError) {
-                // The server built the PDU for this link's MTU: opcode, handle, then the value part.
-                try link.bearer.notify(handle: valueHandle, value: pdu.bytes.dropFirst(3))
+                // The server built the PDU for this link's MTU: sent as it is, not encoded again.
+                try link.bearer.notify(encoded: pdu.bytes)
                 notified.append(pdu.connection)
             } catch {
                 log.att.debug("notification on 0x\(hex(pdu.connection, width: 4)) not sent: \(error)")
