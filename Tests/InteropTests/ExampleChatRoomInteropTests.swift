@@ -54,6 +54,9 @@ struct ExampleChatRoomInteropTests {
             peer.command(0, "write", ["handle": message, "value": "ff"])
             let refused = try await peerLog.wait(for: 2, "the refused write") { $0.isCentral(0, "written") }
             #expect(refused.last?["error"]?.int == 0x13)
+            // The room's log line for a message may still be in its stdout pipe when bumble reports the
+            // notifications: wait for both, then check the refused write added none.
+            try await room.lines.wait(for: 2, "the room to log both messages") { $0.hasPrefix("message from ") }
             #expect(await room.lines.events.filter { $0.hasPrefix("message from ") }.count == 2)
 
             room.send(signal: SIGTERM)

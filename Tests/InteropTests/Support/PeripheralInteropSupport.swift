@@ -68,6 +68,8 @@ actor EventLog<Event: Sendable> {
     private var waiters: [UInt64: (count: Int, predicate: @Sendable (Event) -> Bool, continuation: CheckedContinuation<[Event], any Error>)] = [:]
     private var nextID: UInt64 = 0
     private var pump: Task<Void, Never>?
+    /// Whether the sequence has ended (for a process's output: it exited and its pipe is drained).
+    private(set) var isFinished = false
 
     init<S: AsyncSequence & Sendable>(_ sequence: S) where S.Element == Event {
         pump = nil
@@ -79,6 +81,7 @@ actor EventLog<Event: Sendable> {
             do {
                 for try await event in sequence { self.append(event) }
             } catch {}
+            self.isFinished = true
         }
     }
 

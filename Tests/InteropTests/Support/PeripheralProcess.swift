@@ -87,7 +87,9 @@ final class PeripheralProcess: Sendable {
         kill(process.processIdentifier, signal)
     }
 
-    /// Waits for the process to exit and returns its status; kills it after `timeout`.
+    /// Waits for the process to exit and returns its status; kills it after `timeout`. Its output
+    /// is then complete in `lines` too (the reader has drained the pipe), so the test can look at
+    /// every line it printed.
     func exitStatus(within timeout: Duration = .seconds(15)) async -> Int32 {
         let process = self.process
         let watchdog = Task {
@@ -101,6 +103,10 @@ final class PeripheralProcess: Sendable {
                 process.waitUntilExit()
                 continuation.resume()
             }
+        }
+        let drained = ContinuousClock.now + .seconds(5)
+        while !(await lines.isFinished), ContinuousClock.now < drained {
+            try? await Task.sleep(for: .milliseconds(5))
         }
         return process.terminationStatus
     }
