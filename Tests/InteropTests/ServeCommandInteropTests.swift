@@ -65,7 +65,7 @@ struct ServeCommandInteropTests {
             #expect(longReads.map { $0.split(separator: " ")[4] } == ["0:", "22:", "44:", "66:", "88:"])
             #expect(await serve.lines.events.contains { $0.hasPrefix("connected 0x") && $0.hasSuffix(" \(peer.ready.device!.address)/random") })
             try await serve.first("the subscriptions") { $0.contains("0x\(hex(table.indicating, width: 4)) indications") }
-            #expect(await serve.lines.events.contains { $0.contains("subscribed") && $0.contains("0x\(hex(table.notifying, width: 4)) notifications") })
+            try await serve.first("the notification subscription") { $0.contains("subscribed") && $0.contains("0x\(hex(table.notifying, width: 4)) notifications") }
 
             // A write to a notifying characteristic is printed and relayed to the subscriber.
             peer.command(0, "write", ["handle": Int(table.notifying), "value": "c0ffee"])
