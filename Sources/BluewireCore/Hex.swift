@@ -40,12 +40,24 @@ public func hexByteUpper(_ byte: UInt8) -> String {
 }
 
 /// Lower-case hex of a byte sequence, two digits per byte, optionally separated.
+@inlinable
 public func hexString<C: Sequence>(_ bytes: C, separator: String = "") -> String where C.Element == UInt8 {
     hexString(Array(bytes), separator: separator)
 }
 
-/// Lower-case hex of a byte collection, two digits per byte, optionally separated.
+/// Lower-case hex of a byte collection, two digits per byte, optionally separated. Contiguous bytes
+/// (arrays and their slices) are read through a buffer pointer: iterating a collection through its
+/// generic witness costs an allocation per element.
+@inlinable
 public func hexString<C: Collection>(_ bytes: C, separator: String = "") -> String where C.Element == UInt8 {
+    if let text = bytes.withContiguousStorageIfAvailable({ hexString(buffer: $0, separator: separator) }) {
+        return text
+    }
+    return Array(bytes).withUnsafeBufferPointer { hexString(buffer: $0, separator: separator) }
+}
+
+@usableFromInline
+func hexString(buffer bytes: UnsafeBufferPointer<UInt8>, separator: String) -> String {
     let count = bytes.count
     guard count > 0 else { return "" }
     var separatorUTF8 = separator
