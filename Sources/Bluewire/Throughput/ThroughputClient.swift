@@ -120,10 +120,14 @@ public struct ThroughputClient: Sendable {
         _ characteristic: GATTCharacteristic, _ options: ThroughputOptions, _ gatt: GATTClient, mtu: Int,
         progress: @escaping @Sendable (ThroughputProgress) -> Void
     ) async throws(ThroughputError) -> ThroughputReport {
-        let subscription: CharacteristicSubscription
-        do { subscription = try await gatt.subscribe(to: characteristic) } catch { throw Self.map(error) }
+        // The run starts before the subscription: the peer streams as soon as it has the CCCD write,
+        // and notifications it sends before the write response is processed are counted, so a start
+        // taken after subscribing would count them over too short a time (a rate above the PHY's limit
+        // when the client is slow). The cost is one CCCD round trip in the elapsed time.
         let clock = connection.host.clock
         let start = clock.now
+        let subscription: CharacteristicSubscription
+        do { subscription = try await gatt.subscribe(to: characteristic) } catch { throw Self.map(error) }
         let meter = ThroughputMeter(start: start, countsLoss: true)
         let limit = options.packetLimit
         let receiver = Task { () -> GATTError? in
