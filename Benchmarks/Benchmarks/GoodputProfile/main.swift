@@ -9,13 +9,7 @@ import VirtualLinkScene
 // COUNT notifications (default 100,000) after 1,000 of warm-up; prints octets, time and Mbit/s.
 let arguments = CommandLine.arguments.dropFirst()
 let count = arguments.compactMap { Int($0) }.first ?? 100_000
-var configuration: VirtualController.Configuration? = nil
-if !arguments.contains("--controller-defaults") {
-    var whole = VirtualController.Configuration(publicAddress: BluetoothAddress(0x00, 0x1B, 0xDC, 0x60, 0x00, 0x00))
-    whole.aclDelivery = .wholeL2CAPPDUs
-    whole.leBufferSize = VirtualController.BufferSize(packetLength: 1_024, packetCount: 16)
-    configuration = whole
-}
+let configuration = arguments.contains("--controller-defaults") ? nil : NotificationStream.wholePDUConfiguration
 let stream = try await NotificationStream(configuration: configuration)
 _ = try await stream.move(1_000)
 let start = ContinuousClock.now

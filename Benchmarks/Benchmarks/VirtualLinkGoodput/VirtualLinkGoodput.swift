@@ -16,9 +16,7 @@ let benchmarks: @Sendable () -> Void = {
         metrics: [.wallClock, .throughput, .mallocCountTotal, .instructions, .peakMemoryResident, goodput],
         scalingFactor: .kilo, maxDuration: .seconds(5), maxIterations: 100)
 
-    var wholePDUs = VirtualController.Configuration(publicAddress: BluetoothAddress(0x00, 0x1B, 0xDC, 0x60, 0x00, 0x00))
-    wholePDUs.aclDelivery = .wholeL2CAPPDUs
-    wholePDUs.leBufferSize = VirtualController.BufferSize(packetLength: 1_024, packetCount: 16)
+    let wholePDUs = NotificationStream.wholePDUConfiguration
     let variants: [(String, VirtualController.Configuration?)] = [
         ("notifications 512 B, controller defaults (251 B x 8 ACL buffers, one HCI packet per LL PDU)", nil),
         ("notifications 512 B, 1024 B x 16 ACL buffers, whole L2CAP PDUs to the host", wholePDUs),

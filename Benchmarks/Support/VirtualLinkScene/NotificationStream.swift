@@ -68,4 +68,14 @@ public final class NotificationStream: @unchecked Sendable {
     }
 }
 
+extension NotificationStream {
+    /// 1,024-octet × 16 ACL buffers, whole L2CAP PDUs delivered to the host (the fast variant).
+    public static var wholePDUConfiguration: VirtualController.Configuration {
+        var whole = VirtualController.Configuration(publicAddress: BluetoothAddress(0x00, 0x1B, 0xDC, 0x60, 0x00, 0x00))
+        whole.aclDelivery = .wholeL2CAPPDUs
+        whole.leBufferSize = VirtualController.BufferSize(packetLength: 1_024, packetCount: 16)
+        return whole
+    }
+}
+
 public enum BenchmarkSetupError: Error { case noConnection, noStream }
