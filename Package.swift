@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "BluewireATT", targets: ["BluewireATT"]),
         .library(name: "BluewireGATT", targets: ["BluewireGATT"]),
         .library(name: "BluewireAnalysis", targets: ["BluewireAnalysis"]),
+        .library(name: "BluewireHostEngine", targets: ["BluewireHostEngine"]),
         .library(name: "BluewireTransport", targets: ["BluewireTransport"]),
         .library(name: "BluewireTesting", targets: ["BluewireTesting"]),
         .executable(name: "bluewire", targets: ["bluewire"]),
@@ -44,6 +45,11 @@ let package = Package(
         .target(
             name: "BluewireAnalysis",
             dependencies: ["BluewireCore", "BluewireSnoop", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "BluewireHostEngine",
+            dependencies: ["BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT"],
             swiftSettings: strict
         ),
 
@@ -120,6 +126,10 @@ let package = Package(
             name: "BluewireAnalysisTests",
             dependencies: ["BluewireAnalysis", "BluewireSnoop", "BluewireHCI", "BluewireCore", "BluewireGATT"],
             resources: []
+        ),
+        .testTarget(
+            name: "BluewireHostEngineTests",
+            dependencies: ["BluewireHostEngine", "BluewireGATT", "BluewireATT", "BluewireHCI", "BluewireCore", "PeerTestSupport"]
         ),
         // Real-peer helpers (bumble_link.py, a scripted TCP server) shared by the test targets below.
         .target(name: "PeerTestSupport", path: "Tests/PeerTestSupport"),

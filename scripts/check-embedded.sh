@@ -16,6 +16,7 @@ modules=(
   "BluewireATT:BluewireCore BluewireL2CAP"
   "BluewireGATT:BluewireCore BluewireHCI BluewireL2CAP BluewireATT"
   "BluewireAnalysis:BluewireCore BluewireSnoop BluewireHCI BluewireL2CAP BluewireATT BluewireGATT"
+  "BluewireHostEngine:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT"
 )
 for entry in "${modules[@]}"; do
   name=${entry%%:*}

@@ -1,0 +1,48 @@
+import BluewireATT
+import BluewireCore
+import BluewireGATT
+import BluewireL2CAP
+
+/// Everything the engine keeps per link.
+struct EngineLink: Sendable {
+    var handle: UInt16
+    var role: HostLinkRole
+    var peer: BluetoothAddress
+    var interval: UInt16
+    /// ATT on the fixed channel 0x0004, both the client and the server side (Core Vol 3 Part F).
+    var bearer: ATTBearer
+    /// LE signaling on channel 0x0005 (Core Vol 3 Part A §4).
+    var signaling: LESignalingResponder
+    /// GATT client operations, the head one in progress (one ATT request at a time, §3.3.2).
+    var clientOperations: [ClientOperation] = []
+    /// Disconnect requests waiting for Disconnection Complete.
+    var disconnectRequests: [HostRequestID] = []
+    /// Indications sent for a request, waiting for the central's confirmation.
+    var indicationRequests: [(ATTIndicationID, HostRequestID)] = []
+    /// Connection state machine (BluewireGATT): connecting → idle → ... → disconnected.
+    var stateMachine: ConnectionStateMachine
+
+    init(handle: UInt16, role: HostLinkRole, peer: BluetoothAddress, interval: UInt16, preferredMTU: UInt16) {
+        self.handle = handle
+        self.role = role
+        self.peer = peer
+        self.interval = interval
+        bearer = ATTBearer(preferredMTU: preferredMTU)
+        signaling = LESignalingResponder(role: role == .central ? .central : .peripheral)
+        var machine = ConnectionStateMachine()
+        _ = try? machine.fire(.connect)
+        _ = try? machine.fire(.connected)
+        stateMachine = machine
+    }
+
+    var connection: HostConnection { HostConnection(handle: handle, peer: peer, role: role, interval: interval) }
+}
+
+/// A central's connection attempt in progress.
+struct PendingConnection: Hashable, Sendable {
+    /// The request to complete; nil once it completed (cancelled or timed out) while the controller
+    /// may still report the connection.
+    var requestID: HostRequestID?
+    var peer: BluetoothAddress
+    var deadline: MonotonicInstant
+}

@@ -1,0 +1,105 @@
+import BluewireATT
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+import BluewireL2CAP
+
+extension HostEngine {
+    /// One ACL data packet from the controller: reassembled into an L2CAP PDU (Core Vol 3 Part A
+    /// §7.2) and routed by channel. Packets longer than the controller's buffer size (bumble sends
+    /// such) are taken as they come: the reassembler checks only the L2CAP length.
+    mutating func receiveACL(_ payload: ArraySlice<UInt8>) {
+        guard let packet = try? ACLPacket(decoding: payload) else { return }
+        let result = reassembler.receive(packet)
+        guard let pdu = result.pdu, links[pdu.handle] != nil else { return }
+        switch pdu.channelID {
+        case .att:
+            links[pdu.handle]?.bearer.receive(pdu.payload, now: now)
+            drainBearer(handle: pdu.handle)
+        case .leSignaling:
+            receiveSignaling(handle: pdu.handle, payload: pdu.payload)
+        case .smp:
+            // No pairing yet: Pairing Failed, Pairing Not Supported (Core Vol 3 Part H §3.5.5).
+            if pdu.payload.first == 0x01 || pdu.payload.first == 0x0B {
+                sendL2CAP(handle: pdu.handle, channel: .smp, payload: [0x05, 0x05])
+            }
+        default:
+            break
+        }
+    }
+
+    /// LE signaling (Core Vol 3 Part A §4): the responder answers; a peripheral's Connection
+    /// Parameter Update Request accepted by a central becomes LE Connection Update (§7.8.18).
+    mutating func receiveSignaling(handle: UInt16, payload: ArraySlice<UInt8>) {
+        guard let output = links[handle]?.signaling.receive(payload) else { return }
+        if let reply = output.reply { sendL2CAP(handle: handle, channel: .leSignaling, payload: reply.encode()) }
+        if case .updateConnectionParameters(let parameters)? = output.event {
+            let update = LEConnectionUpdate(connectionHandle: handle, connection: LEConnectionParameters(
+                connectionIntervalMin: parameters.intervalMin, connectionIntervalMax: parameters.intervalMax,
+                maxLatency: parameters.latency, supervisionTimeout: parameters.timeoutMultiplier))
+            enqueue(nil, .bestEffort, [.leConnectionUpdate(update)], optional: true)
+        }
+    }
+
+    /// Fragments an L2CAP payload to the controller's buffer size and queues it behind the link's
+    /// earlier fragments; credits decide when each goes (§4.1.1).
+    mutating func sendL2CAP(handle: UInt16, channel: L2CAPChannelID, payload: [UInt8]) {
+        aclCredits.enqueue(handle: handle, fragmenter.fragment(handle: handle, channelID: channel, payload: payload[...]))
+        pumpACL()
+    }
+
+    mutating func pumpACL() {
+        while let packet = aclCredits.nextPacketToSend() {
+            write(HCIPacket(type: .acl, payload: packet.encode()))
+        }
+    }
+
+    /// Acts on what the link's ATT bearer produced.
+    mutating func drainBearer(handle: UInt16) {
+        while let output = links[handle]?.bearer.nextOutput() {
+            switch output {
+            case .send(let bytes):
+                sendL2CAP(handle: handle, channel: .att, payload: bytes)
+            case .event(let event):
+                bearerEvent(event, handle: handle)
+            }
+        }
+    }
+
+    mutating func bearerEvent(_ event: ATTBearerEvent, handle: UInt16) {
+        switch event {
+        case .response(let id, let pdu):
+            clientResponse(id, .success(pdu), handle: handle)
+        case .requestFailed(let id, let error):
+            clientResponse(id, .failure(error), handle: handle)
+        case .notification(let attribute, let value):
+            emit(.notification(connection: handle, attribute: attribute, value: value, isIndication: false))
+        case .multipleNotification(let notification):
+            for entry in notification.entries {
+                emit(.notification(connection: handle, attribute: entry.handle, value: entry.value, isIndication: false))
+            }
+        case .indication(let attribute, let value):
+            emit(.notification(connection: handle, attribute: attribute, value: value, isIndication: true))
+        case .request(let pdu):
+            serverRequest(pdu, handle: handle)
+        case .command(let pdu):
+            _ = server.respond(to: pdu, from: handle)
+            publishServerEvents()
+        case .indicationConfirmed(let id):
+            serverIndicationConfirmed(id, handle: handle)
+        case .indicationFailed(let id, let error):
+            indicationFinished(id, .failure(.att(error)), handle: handle)
+        case .mtuChanged(let mtu):
+            server.setMTU(mtu, for: handle)
+            publishServerEvents()
+            emit(.mtuChanged(connection: handle, mtu: mtu))
+        case .unexpectedPDU, .malformedPDU:
+            break
+        case .closed(let reason):
+            if case .transactionTimeout = reason {
+                // After a transaction timeout no more ATT on this bearer (Core Vol 3 Part F §3.3.3): drop the link.
+                enqueue(nil, .bestEffort, [.disconnect(Disconnect(connectionHandle: handle))], optional: true)
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import BluewireATT
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+import BluewireL2CAP
+
+extension HostEngine {
+    // MARK: central: creating a connection
+
+    mutating func connect(_ id: HostRequestID, _ peer: BluetoothAddress, _ parameters: LEConnectionParameters) {
+        guard phase == .running, let controller else { return complete(id, .failure(.notRunning)) }
+        guard pendingConnection == nil else { return complete(id, .failure(.connectionAttemptInProgress)) }
+        // Scanning and initiating together is more than many controllers do: stop the scan first.
+        if scan != nil { stopScan(nil) }
+        var commands: [ProcedureCommand] = []
+        if controller.supports2MPHY {
+            // Prefer 2M on new links; a refusal keeps 1M (§7.8.48).
+            commands.append(ProcedureCommand(
+                command: .leSetDefaultPHY(LESetDefaultPHY(allPHYs: 0, txPHYs: [.le1M, .le2M], rxPHYs: [.le1M, .le2M])),
+                optional: true))
+        }
+        let create: HCICommand = controller.supportsExtendedCreateConnection
+            ? .leExtendedCreateConnection(LEExtendedCreateConnection(peerAddress: peer, le1M: .init(connection: parameters)))
+            : .leCreateConnection(LECreateConnection(peerAddress: peer, connection: parameters))
+        commands.append(ProcedureCommand(command: create, optional: false))
+        pendingConnection = PendingConnection(requestID: id, peer: peer, deadline: now + configuration.connectionTimeout)
+        enqueue(ControllerProcedure(id: id, kind: .connect, commands: commands))
+    }
+
+    /// LE Create Connection Cancel (§7.8.13), queued behind the Create Connection. The attempt
+    /// completes with `.cancelled` right away; a connection the controller still reports (bumble's
+    /// controller cancels nothing) is disconnected when it comes.
+    mutating func cancelConnect(_ id: HostRequestID) {
+        guard let pending = pendingConnection, pending.requestID != nil else {
+            return complete(id, .success(.done))
+        }
+        pendingConnection?.requestID = nil
+        complete(pending.requestID, .failure(.cancelled))
+        enqueue(id, .cancelConnect, [.leCreateConnectionCancel], optional: true)
+    }
+
+    mutating func connectionAttemptTimedOut() {
+        guard let pending = pendingConnection, let id = pending.requestID else { return }
+        pendingConnection?.requestID = nil
+        complete(id, .failure(.connectionTimeout))
+        enqueue(nil, .bestEffort, [.leCreateConnectionCancel], optional: true)
+    }
+
+    // MARK: both roles: link up
+
+    /// LE (Enhanced) Connection Complete (§7.7.65.1 / §7.7.65.10).
+    mutating func connectionComplete(_ event: LEConnectionComplete) {
+        let role: HostLinkRole = event.isCentral ? .central : .peripheral
+        guard event.status.isSuccess else {
+            // A failed attempt (status 0x02 after a cancel, or a real failure) ends the attempt.
+            if role == .central || pendingConnection != nil, let pending = pendingConnection {
+                pendingConnection = nil
+                complete(pending.requestID, .failure(.connectionFailed(event.status)))
+            }
+            return
+        }
+        let handle = event.connectionHandle
+        let link = EngineLink(
+            handle: handle, role: role, peer: event.peerAddress, interval: event.connectionInterval,
+            preferredMTU: configuration.preferredMTU)
+        links[handle] = link
+        server.connect(handle)
+        let connection = link.connection
+        emit(.connected(connection))
+        if role == .central {
+            let pending = pendingConnection
+            pendingConnection = nil
+            if let id = pending?.requestID {
+                complete(id, .success(.connected(connection)))
+                if controller?.supportsDataLengthExtension == true {
+                    // Longer link-layer packets (§7.8.33); bumble answers with a bare status 0x01.
+                    enqueue(nil, .bestEffort, [.leSetDataLength(LESetDataLength(connectionHandle: handle))], optional: true)
+                }
+            } else {
+                // A connection we stopped waiting for (cancelled or timed out, the controller made it anyway).
+                enqueue(nil, .bestEffort, [.disconnect(Disconnect(connectionHandle: handle))], optional: true)
+            }
+        } else {
+            advertisingConnectionCreated()
+        }
+    }
+
+    // MARK: disconnecting
+
+    mutating func disconnect(_ id: HostRequestID, _ handle: UInt16, _ reason: HCIStatus) {
+        guard links[handle] != nil else { return complete(id, .failure(.unknownConnection(handle))) }
+        links[handle]?.disconnectRequests.append(id)
+        enqueue(id, .disconnect(handle), [.disconnect(Disconnect(connectionHandle: handle, reason: reason))])
+    }
+
+    /// Disconnection Complete (§7.7.5): every operation on the link fails with the reason.
+    mutating func linkDisconnected(handle: UInt16, reason: HCIStatus) {
+        guard var link = links.removeValue(forKey: handle) else { return }
+        _ = try? link.stateMachine.fire(.disconnect)
+        link.bearer.disconnected()
+        _ = link.bearer.takeOutputs()
+        for operation in link.clientOperations { complete(operation.id, .failure(.disconnected(reason))) }
+        for (_, id) in link.indicationRequests { complete(id, .failure(.disconnected(reason))) }
+        for id in link.disconnectRequests { complete(id, .success(.disconnected(reason))) }
+        aclCredits.disconnected(handle: handle)
+        reassembler.disconnected(handle: handle)
+        server.disconnect(handle)
+        emit(.disconnected(handle: handle, reason: reason))
+        pumpACL()
+        if link.role == .peripheral { resumeAdvertising() }
+    }
+}

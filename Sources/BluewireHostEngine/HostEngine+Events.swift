@@ -1,0 +1,70 @@
+import BluewireCore
+import BluewireHCI
+import BluewireL2CAP
+
+extension HostEngine {
+    /// Routes one HCI event (Core Vol 4 Part E §7.7).
+    mutating func handle(_ event: HCIEvent) {
+        switch event {
+        case .commandComplete, .commandStatus:
+            if let completion = commandFlow.handle(event) { commandCompleted(completion) }
+            sendCommands()
+        case .numberOfCompletedPackets(let nocp):
+            // §7.7.19: the controller freed buffers; more queued fragments may go.
+            for entry in nocp {
+                aclCredits.completed(handle: entry.connectionHandle, count: Int(entry.numCompletedPackets))
+            }
+            pumpACL()
+        case .disconnectionComplete(let dc):
+            guard dc.status.isSuccess else { return }
+            linkDisconnected(handle: dc.connectionHandle, reason: dc.reason)
+        case .hardwareError(let code):
+            hardwareError(code)
+        case .leMeta(let meta):
+            handle(meta)
+        case .encryptionChange, .encryptionKeyRefreshComplete, .readRemoteVersionInformationComplete, .unknown:
+            break
+        }
+    }
+
+    mutating func handle(_ meta: LEMetaEvent) {
+        switch meta {
+        case .advertisingReport(let event):
+            for report in event { scanReceived(legacy: report) }
+        case .extendedAdvertisingReport(let event):
+            for report in event { scanReceived(extended: report) }
+        case .connectionComplete(let cc), .enhancedConnectionComplete(let cc):
+            connectionComplete(cc)
+        case .connectionUpdateComplete(let update):
+            guard update.status.isSuccess, links[update.connectionHandle] != nil else { return }
+            links[update.connectionHandle]?.interval = update.connectionInterval
+            emit(.connectionUpdated(handle: update.connectionHandle, interval: update.connectionInterval,
+                                    latency: update.peripheralLatency, timeout: update.supervisionTimeout))
+        case .advertisingSetTerminated(let terminated):
+            advertisingSetTerminated(status: terminated.status)
+        case .directedAdvertisingReport, .dataLengthChange, .phyUpdateComplete, .readRemoteFeaturesComplete,
+             .longTermKeyRequest, .channelSelectionAlgorithm, .unknown:
+            break
+        }
+    }
+
+    /// Hardware Error (§7.7.16): the controller lost its state. Every command, procedure and link
+    /// fails; the application starts again with `.start`.
+    mutating func hardwareError(_ code: UInt8) {
+        activeCommand = nil
+        _ = commandFlow.cancelAll()
+        let cancelled = procedures
+        procedures.removeAll()
+        for procedure in cancelled { fail(procedure, .command(.cancelled(HCIOpcode(rawValue: 0)))) }
+        bringUp = nil
+        if let pending = pendingConnection {
+            pendingConnection = nil
+            complete(pending.requestID, .failure(.connectionFailed(.hardwareFailure)))
+        }
+        if scan != nil { scanStopped(force: true) }
+        for handle in links.keys.sorted() { linkDisconnected(handle: handle, reason: .hardwareFailure) }
+        advertising = AdvertisingState()
+        phase = .failed
+        emit(.hardwareError(code))
+    }
+}

@@ -1,0 +1,167 @@
+import BluewireATT
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+
+/// One GATT client procedure in progress, a closed set (no existentials).
+enum ClientProcedure: Sendable {
+    case discover(DiscoverDatabase)
+    case read(ReadCharacteristicValue)
+    case readLong(ReadLongCharacteristicValues)
+    case write(WriteCharacteristicValue)
+    case configure(ConfigureClientCharacteristicConfiguration)
+    case exchangeMTU
+
+    enum Step { case request(ATTPDU), finished(HostCompletion) }
+
+    mutating func start() throws(GATTClientError) -> Step {
+        switch self {
+        case .discover(var p): let s = try p.start(); self = .discover(p); return Self.map(s) { .services($0) }
+        case .read(var p): let s = try p.start(); self = .read(p); return Self.map(s) { .value($0) }
+        case .readLong(var p): let s = try p.start(); self = .readLong(p); return Self.map(s) { .value($0) }
+        case .write(var p): let s = try p.start(); self = .write(p); return Self.map(s) { _ in .done }
+        case .configure(var p): let s = try p.start(); self = .configure(p); return Self.map(s) { .configured(descriptorHandle: $0) }
+        case .exchangeMTU: return .finished(.done)
+        }
+    }
+
+    mutating func receive(_ response: ATTPDU) throws(GATTClientError) -> Step {
+        switch self {
+        case .discover(var p): let s = try p.receive(response); self = .discover(p); return Self.map(s) { .services($0) }
+        case .read(var p): let s = try p.receive(response); self = .read(p); return Self.map(s) { .value($0) }
+        case .readLong(var p): let s = try p.receive(response); self = .readLong(p); return Self.map(s) { .value($0) }
+        case .write(var p): let s = try p.receive(response); self = .write(p); return Self.map(s) { _ in .done }
+        case .configure(var p): let s = try p.receive(response); self = .configure(p); return Self.map(s) { .configured(descriptorHandle: $0) }
+        case .exchangeMTU: return .finished(.done)
+        }
+    }
+
+    static func map<Output>(_ step: GATTProcedureStep<Output>, _ done: (Output) -> HostCompletion) -> Step {
+        switch step {
+        case .request(let pdu): return .request(pdu)
+        case .finished(let output): return .finished(done(output))
+        }
+    }
+}
+
+/// A queued GATT client operation on one link.
+struct ClientOperation: Sendable {
+    var id: HostRequestID
+    var procedure: ClientProcedure
+    /// The ATT request in flight for it, once started.
+    var request: ATTRequestID?
+}
+
+extension HostEngine {
+    mutating func gattClient(_ id: HostRequestID, _ connection: UInt16, _ operation: GATTClientRequest) {
+        guard let link = links[connection] else { return complete(id, .failure(.unknownConnection(connection))) }
+        let mtu = link.bearer.mtu
+        let procedure: ClientProcedure
+        switch operation {
+        case .discoverAll: procedure = .discover(DiscoverDatabase())
+        case .read(let handle): procedure = .read(ReadCharacteristicValue(handle: handle))
+        case .readLong(let handle): procedure = .readLong(ReadLongCharacteristicValues(handle: handle, mtu: mtu))
+        case .write(let handle, let value): procedure = .write(WriteCharacteristicValue(handle: handle, value: value, mtu: mtu))
+        case .writeWithoutResponse(let handle, let value):
+            // A command: no transaction, nothing to wait for (Core Vol 3 Part F §3.4.5.3).
+            let command: ATTPDU
+            do throws(GATTClientError) {
+                command = try WriteWithoutResponse.command(handle: handle, value: value, mtu: mtu)
+            } catch {
+                return complete(id, .failure(.gatt(error)))
+            }
+            do throws(ATTBearerError) {
+                try links[connection]?.bearer.send(command: command)
+            } catch {
+                return complete(id, .failure(.att(error)))
+            }
+            drainBearer(handle: connection)
+            return complete(id, .success(.done))
+        case .subscribe(let characteristic, let indications, let descriptor):
+            procedure = .configure(.subscribe(to: characteristic, indications: indications, descriptorHandle: descriptor))
+        case .unsubscribe(let characteristic, let descriptor):
+            procedure = .configure(.unsubscribe(from: characteristic, descriptorHandle: descriptor))
+        case .exchangeMTU: procedure = .exchangeMTU
+        }
+        links[connection]?.clientOperations.append(ClientOperation(id: id, procedure: procedure))
+        if links[connection]?.clientOperations.count == 1 { startClientOperation(connection) }
+    }
+
+    /// Starts the head operation of the link's queue (and the next ones that finish without ATT).
+    mutating func startClientOperation(_ handle: UInt16) {
+        while var operation = links[handle]?.clientOperations.first {
+            if case .exchangeMTU = operation.procedure {
+                do throws(ATTBearerError) {
+                    guard let request = try links[handle]?.bearer.exchangeMTU(now: now) else { return }
+                    links[handle]?.clientOperations[0].request = request
+                    drainBearer(handle: handle)
+                    return
+                } catch {
+                    finishClientOperation(handle, .failure(.att(error)))
+                    continue
+                }
+            }
+            let step: ClientProcedure.Step
+            do throws(GATTClientError) {
+                step = try operation.procedure.start()
+            } catch {
+                finishClientOperation(handle, .failure(.gatt(error)))
+                continue
+            }
+            links[handle]?.clientOperations[0] = operation
+            guard sendClientStep(step, handle: handle) else { continue }
+            return
+        }
+    }
+
+    /// Sends the step's request, or finishes the head operation. True while it waits for a response.
+    mutating func sendClientStep(_ step: ClientProcedure.Step, handle: UInt16) -> Bool {
+        switch step {
+        case .finished(let completion):
+            finishClientOperation(handle, .success(completion))
+            return false
+        case .request(let pdu):
+            do throws(ATTBearerError) {
+                guard let request = try links[handle]?.bearer.send(request: pdu, now: now) else { return false }
+                links[handle]?.clientOperations[0].request = request
+            } catch {
+                finishClientOperation(handle, .failure(.att(error)))
+                return false
+            }
+            drainBearer(handle: handle)
+            return true
+        }
+    }
+
+    mutating func finishClientOperation(_ handle: UInt16, _ result: Result<HostCompletion, HostEngineError>) {
+        guard let operation = links[handle]?.clientOperations.first else { return }
+        links[handle]?.clientOperations.removeFirst()
+        complete(operation.id, result)
+    }
+
+    /// The bearer's answer to a client request.
+    mutating func clientResponse(_ id: ATTRequestID, _ result: Result<ATTPDU, ATTBearerError>, handle: UInt16) {
+        guard var operation = links[handle]?.clientOperations.first, operation.request == id else { return }
+        switch result {
+        case .failure(let error):
+            finishClientOperation(handle, .failure(error == .disconnected ? .disconnected(.connectionTerminatedByLocalHost) : .att(error)))
+        case .success(let pdu):
+            if case .exchangeMTU = operation.procedure {
+                finishClientOperation(handle, .success(.mtu(links[handle]?.bearer.mtu ?? ATTBearer.defaultMTU)))
+                break
+            }
+            let step: ClientProcedure.Step
+            do throws(GATTClientError) {
+                step = try operation.procedure.receive(pdu)
+            } catch {
+                finishClientOperation(handle, .failure(.gatt(error)))
+                startClientOperation(handle)
+                return
+            }
+            operation.request = nil
+            links[handle]?.clientOperations[0] = operation
+            if sendClientStep(step, handle: handle) { return }
+        }
+        startClientOperation(handle)
+    }
+}

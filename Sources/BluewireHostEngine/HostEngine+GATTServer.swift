@@ -1,0 +1,100 @@
+import BluewireATT
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+
+extension HostEngine {
+    /// A request from a peer's client, answered by the GATT server.
+    mutating func serverRequest(_ pdu: ATTPDU, handle: UInt16) {
+        guard let mtu = links[handle]?.bearer.mtu else { return }
+        // A client may send no PDU longer than ATT_MTU (Core Vol 3 Part F §3.2.8): Invalid PDU.
+        let response = pdu.encode().count > mtu
+            ? .errorResponse(requestOpcode: pdu.opcode, handle: 0, error: .invalidPDU)
+            : server.respond(to: pdu, from: handle)
+            ?? .errorResponse(requestOpcode: pdu.opcode, handle: 0, error: .requestNotSupported)
+        try? links[handle]?.bearer.respond(response)
+        publishServerEvents()
+    }
+
+    mutating func publishServerEvents() {
+        for event in server.takeEvents() {
+            // The bearer reports MTU changes itself.
+            if case .mtuExchanged = event { continue }
+            emit(.server(event))
+        }
+    }
+
+    /// Handle Value Notification (§3.4.7.1) to every subscribed central, or one.
+    mutating func notify(_ id: HostRequestID, _ valueHandle: UInt16, _ value: [UInt8], _ connection: UInt16?) {
+        let pdus: [GATTOutboundPDU]
+        do throws(GATTServerError) {
+            if let connection {
+                pdus = try server.notify(handle: valueHandle, value: value, to: connection)
+            } else {
+                pdus = try server.notify(handle: valueHandle, value: value)
+            }
+        } catch {
+            return complete(id, .failure(.server(error)))
+        }
+        var notified: [UInt16] = []
+        for pdu in pdus where links[pdu.connection] != nil {
+            // The server built the PDU for this link's MTU: sent as it is.
+            guard (try? links[pdu.connection]?.bearer.notify(encoded: pdu.bytes)) != nil else { continue }
+            notified.append(pdu.connection)
+            drainBearer(handle: pdu.connection)
+        }
+        complete(id, .success(.notified(notified)))
+    }
+
+    /// Handle Value Indication (§3.4.7.2) to one central; completes on its confirmation.
+    mutating func indicate(_ id: HostRequestID, _ valueHandle: UInt16, _ value: [UInt8], _ connection: UInt16) {
+        guard links[connection] != nil else { return complete(id, .failure(.unknownConnection(connection))) }
+        let pdus: [GATTOutboundPDU]
+        do throws(GATTServerError) {
+            pdus = try server.indicate(handle: valueHandle, value: value, to: connection)
+        } catch {
+            return complete(id, .failure(.server(error)))
+        }
+        publishServerEvents()
+        guard let pdu = pdus.first else {
+            // Queued behind an outstanding indication, or the central is not subscribed.
+            if server.queuedIndicationCount(for: connection) == 0 {
+                complete(id, .failure(.server(.notSupportedByCharacteristic(valueHandle))))
+            } else {
+                links[connection]?.indicationRequests.append((ATTIndicationID(rawValue: 0), id))
+            }
+            return
+        }
+        sendIndication(pdu, request: id)
+    }
+
+    mutating func sendIndication(_ pdu: GATTOutboundPDU, request: HostRequestID?) {
+        guard pdu.bytes.count >= 3 else { return }
+        let attribute = UInt16(pdu.bytes[1]) | UInt16(pdu.bytes[2]) << 8
+        do throws(ATTBearerError) {
+            guard let indication = try links[pdu.connection]?.bearer.indicate(
+                handle: attribute, value: pdu.bytes.dropFirst(3), now: now) else { return }
+            if let request { links[pdu.connection]?.indicationRequests.append((indication, request)) }
+            else if let index = links[pdu.connection]?.indicationRequests.firstIndex(where: { $0.0.rawValue == 0 }) {
+                // A queued request's indication goes out now.
+                links[pdu.connection]?.indicationRequests[index].0 = indication
+            }
+        } catch {
+            if let request { complete(request, .failure(.att(error))) }
+        }
+        drainBearer(handle: pdu.connection)
+    }
+
+    mutating func serverIndicationConfirmed(_ id: ATTIndicationID, handle: UInt16) {
+        indicationFinished(id, .success(.done), handle: handle)
+        let next = server.confirm(connection: handle)
+        publishServerEvents()
+        if let next { sendIndication(next, request: nil) }
+    }
+
+    mutating func indicationFinished(_ id: ATTIndicationID, _ result: Result<HostCompletion, HostEngineError>, handle: UInt16) {
+        guard let index = links[handle]?.indicationRequests.firstIndex(where: { $0.0 == id }),
+              let request = links[handle]?.indicationRequests.remove(at: index).1 else { return }
+        complete(request, result)
+    }
+}

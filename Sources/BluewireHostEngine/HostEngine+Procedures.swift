@@ -1,0 +1,174 @@
+import BluewireCore
+import BluewireHCI
+import BluewireL2CAP
+
+/// One command of a controller procedure. An optional one may fail (refused, unknown, timed out)
+/// without failing the procedure: LE Set Default PHY, LE Set Data Length (bumble answers that
+/// one with a bare status 0x01) and disabling something already off.
+struct ProcedureCommand: Hashable, Sendable {
+    var command: HCICommand
+    var optional: Bool
+}
+
+/// What a procedure does when its last command is answered.
+enum ProcedureKind: Hashable, Sendable {
+    case bringUp
+    case startScan
+    case stopScan
+    case startAdvertising(AdvertisingCommands, enables: Bool)
+    case stopAdvertising
+    case resumeAdvertising
+    case connect
+    case cancelConnect
+    case disconnect(UInt16)
+    case bestEffort
+}
+
+/// A run of controller commands sent strictly one after another, for one request. Procedures
+/// themselves run strictly in the order they were asked for (Core Vol 4 Part E §4.4 lets a host
+/// send more when the controller grants credits, but the order of e.g. scan enable and disable
+/// must be kept).
+struct ControllerProcedure: Hashable, Sendable {
+    var id: HostRequestID?
+    var kind: ProcedureKind
+    var commands: [ProcedureCommand]
+    var next = 0
+
+    init(id: HostRequestID?, kind: ProcedureKind, commands: [ProcedureCommand]) {
+        self.id = id
+        self.kind = kind
+        self.commands = commands
+    }
+}
+
+extension HostEngine {
+    mutating func enqueue(_ procedure: ControllerProcedure) {
+        procedures.append(procedure)
+        pumpProcedures()
+    }
+
+    mutating func enqueue(_ id: HostRequestID?, _ kind: ProcedureKind, _ commands: [HCICommand], optional: Bool = false) {
+        enqueue(ControllerProcedure(id: id, kind: kind, commands: commands.map { ProcedureCommand(command: $0, optional: optional) }))
+    }
+
+    /// Sends the next command of the head procedure when none is outstanding; finishes procedures
+    /// that have no command left.
+    mutating func pumpProcedures() {
+        while activeCommand == nil, !procedures.isEmpty {
+            let head = procedures[0]
+            guard head.next < head.commands.count else {
+                procedures.removeFirst()
+                finish(head)
+                continue
+            }
+            activeCommand = commandFlow.enqueue(head.commands[head.next].command)
+            sendCommands()
+        }
+        sendCommands()
+    }
+
+    mutating func sendCommands() {
+        while let (_, command) = commandFlow.nextToSend(now: now) { write(command.packet) }
+    }
+
+    /// A Command Complete or Command Status, or a timeout, for a command the engine sent.
+    mutating func commandCompleted(_ completion: CommandCompletion) {
+        guard completion.id == activeCommand, !procedures.isEmpty else { return }
+        activeCommand = nil
+        if procedures[0].kind == .bringUp {
+            bringUpStep(completion.result)
+            return
+        }
+        let index = procedures[0].next
+        let optional = procedures[0].commands[index].optional
+        if case .failure(let error) = completion.result, !optional {
+            let failed = procedures.removeFirst()
+            fail(failed, .command(error))
+            return
+        }
+        procedures[0].next += 1
+    }
+
+    // MARK: bring-up
+
+    mutating func start(_ id: HostRequestID) {
+        guard phase == .off || phase == .failed else {
+            complete(id, .failure(.alreadyStarted))
+            return
+        }
+        phase = .starting
+        var machine = ControllerBringUp(randomAddress: configuration.randomAddress)
+        guard case .send(let first) = machine.start() else { return }
+        bringUp = machine
+        enqueue(ControllerProcedure(id: id, kind: .bringUp, commands: [ProcedureCommand(command: first, optional: false)]))
+    }
+
+    mutating func bringUpStep(_ result: Result<CommandResponse, CommandError>) {
+        guard var machine = bringUp else { return }
+        let step = machine.handle(result)
+        bringUp = machine
+        switch step {
+        case .send(let command):
+            procedures[0].commands = [ProcedureCommand(command: command, optional: false)]
+            procedures[0].next = 0
+        case .finished(let info):
+            bringUp = nil
+            controller = info
+            fragmenter = L2CAPFragmenter(bufferSize: Int(info.leACLDataPacketLength))
+            aclCredits.reset(totalBuffers: Int(info.totalNumLEACLDataPackets))
+            phase = .running
+            let done = procedures.removeFirst()
+            complete(done.id, .success(.started(info)))
+        case .failed(let error):
+            bringUp = nil
+            phase = .failed
+            let failed = procedures.removeFirst()
+            complete(failed.id, .failure(.bringUp(error)))
+        }
+    }
+
+    // MARK: finishing
+
+    mutating func finish(_ procedure: ControllerProcedure) {
+        switch procedure.kind {
+        case .bringUp, .bestEffort:
+            complete(procedure.id, .success(.done))
+        case .startScan:
+            complete(procedure.id, .success(.done))
+        case .stopScan:
+            scanStopped()
+            complete(procedure.id, .success(.done))
+        case .startAdvertising(let commands, let enables):
+            advertisingConfigured(commands, enables: enables)
+            complete(procedure.id, .success(.done))
+        case .stopAdvertising:
+            complete(procedure.id, .success(.done))
+        case .resumeAdvertising:
+            advertisingEnableAnswered()
+        case .connect:
+            // The controller accepted the attempt (Command Status); Connection Complete finishes it.
+            break
+        case .cancelConnect:
+            complete(procedure.id, .success(.done))
+        case .disconnect:
+            // Disconnection Complete finishes it.
+            break
+        }
+    }
+
+    mutating func fail(_ procedure: ControllerProcedure, _ error: HostEngineError) {
+        switch procedure.kind {
+        case .startScan:
+            scanStartFailed()
+        case .startAdvertising, .resumeAdvertising:
+            advertising.enabling = false
+        case .connect:
+            if pendingConnection?.requestID == procedure.id { pendingConnection = nil }
+        case .disconnect(let handle):
+            links[handle]?.disconnectRequests.removeAll { $0 == procedure.id }
+        default:
+            break
+        }
+        complete(procedure.id, .failure(error))
+    }
+}

@@ -1,0 +1,65 @@
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+
+/// A scan in progress.
+struct ScanState: Sendable {
+    var aggregator: AdvertisingAggregator
+    var extendedChains = ExtendedAdvertisingReassembler()
+    var stateMachine: ConnectionStateMachine
+    /// A stop has been queued; reports still arriving are still delivered until it is answered.
+    var stopping = false
+}
+
+extension HostEngine {
+    /// LE Set (Extended) Scan Parameters, then Enable (§7.8.10-11, §7.8.64-65).
+    mutating func startScan(_ id: HostRequestID, _ parameters: ScanParameters, _ filter: AdvertisingFilter) {
+        guard phase == .running, let controller else { return complete(id, .failure(.notRunning)) }
+        guard scan == nil || scan?.stopping == true else { return complete(id, .failure(.scanAlreadyRunning)) }
+        var machine = ConnectionStateMachine()
+        _ = try? machine.fire(.startScan)
+        scan = ScanState(aggregator: AdvertisingAggregator(filter: filter), stateMachine: machine)
+        enqueue(id, .startScan, ScanCommands.start(parameters, on: controller))
+    }
+
+    /// Scan Enable off, queued behind the start so the controller ends up not scanning.
+    mutating func stopScan(_ id: HostRequestID?) {
+        guard let controller, scan != nil, scan?.stopping == false else { return complete(id, .success(.done)) }
+        scan?.stopping = true
+        enqueue(id, .stopScan, [ScanCommands.stop(on: controller)], optional: true)
+    }
+
+    mutating func scanStopped(force: Bool = false) {
+        // A scan started after the stop was queued goes on.
+        guard var state = scan, state.stopping || force else { return }
+        _ = try? state.stateMachine.fire(.stopScan)
+        scan = nil
+        emit(.scanStopped)
+    }
+
+    mutating func scanStartFailed() {
+        // Only the scan this start created ends; a stop already queued finds nothing to report.
+        guard scan?.stopping == false else { return }
+        scan = nil
+    }
+
+    mutating func scanReceived(legacy report: LEAdvertisingReport) {
+        guard var state = scan else { return }
+        scan = nil  // keeps the aggregator's storage uniquely referenced: no copy per report
+        if let device = state.aggregator.add(report, now: now) {
+            _ = try? state.stateMachine.fire(.deviceFound)
+            emit(.deviceFound(device))
+        }
+        scan = state
+    }
+
+    mutating func scanReceived(extended report: LEExtendedAdvertisingReport) {
+        guard var state = scan else { return }
+        scan = nil
+        if let whole = state.extendedChains.add(report), let device = state.aggregator.add(whole.report, now: now) {
+            _ = try? state.stateMachine.fire(.deviceFound)
+            emit(.deviceFound(device))
+        }
+        scan = state
+    }
+}

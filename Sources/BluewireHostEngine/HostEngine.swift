@@ -1,0 +1,214 @@
+import BluewireATT
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+import BluewireL2CAP
+
+/// The whole Bluetooth LE host as a deterministic state machine: no I/O, no clock, no threads.
+///
+/// The caller feeds it what the controller sends (`receive`), the time (`advanceTime`) and
+/// application requests (`perform`), and drains what it decided (`nextOutput`): HCI packets to
+/// write to the controller in order, request completions and events. `nextDeadline` says when to
+/// call `advanceTime` at the latest. Everything that decides lives here: bring-up, command credits
+/// and timeouts (Core Vol 4 Part E §4.4), ACL credits per link (§4.1.1), L2CAP fragmentation and
+/// reassembly (Vol 3 Part A §7.2), LE signaling, the GATT server and client, advertising, scanning
+/// and connection setup. Every multi-command procedure runs in the order it was asked for, one
+/// command at a time, so a stop asked right after a start runs after the start.
+///
+/// A firmware main loop drives it like this (UART carries H4: one type octet, then the packet):
+///
+/// ```swift
+/// var engine = HostEngine(configuration: HostEngineConfiguration(randomAddress: address))
+/// engine.perform(.start, id: HostRequestID(1), now: clock.now())
+/// var database = GATTDatabaseBuilder()  // ... services ...
+/// engine.setDatabase(try database.build())
+/// while true {
+///     while let packet = uart.readH4Packet() {            // framing: type octet + HCI header lengths
+///         engine.receive(packet, now: clock.now())          // HCIPacket(type:payload:)
+///     }
+///     engine.advanceTime(to: clock.now())                   // MonotonicInstant(microseconds:)
+///     while let output = engine.nextOutput() {
+///         switch output {
+///         case .send(let packet): uart.write(packet.type.rawValue); uart.write(packet.payload)
+///         case .completed(HostRequestID(1), .success):
+///             engine.perform(.startAdvertising(.named("Bluewire")), id: HostRequestID(2), now: clock.now())
+///         case .completed, .event: break                    // react to writes, subscriptions...
+///         }
+///     }
+///     sleepUntilInterruptOr(engine.nextDeadline)            // or poll every millisecond
+/// }
+/// ```
+public struct HostEngine: Sendable {
+    public let configuration: HostEngineConfiguration
+    /// What the controller is, once bring-up finished.
+    public internal(set) var controller: ControllerInfo?
+    /// The latest time handed in.
+    public internal(set) var now: MonotonicInstant = .zero
+
+    enum Phase: Hashable, Sendable { case off, starting, running, failed }
+    var phase: Phase = .off
+
+    // Commands and controller procedures (HostEngine+Procedures).
+    var commandFlow: CommandFlow
+    var bringUp: ControllerBringUp?
+    var procedures: [ControllerProcedure] = []
+    var activeCommand: CommandID?
+
+    // Data path (HostEngine+ACL).
+    var aclCredits = ACLCreditManager(totalBuffers: 0)
+    var fragmenter = L2CAPFragmenter(bufferSize: 27)
+    var reassembler = L2CAPReassembler()
+    var links: [UInt16: EngineLink] = [:]
+
+    // Roles.
+    var server: GATTServer
+    var scan: ScanState?
+    var advertising = AdvertisingState()
+    var pendingConnection: PendingConnection?
+
+    // Outputs, drained in order.
+    var outputs: [HostEngineOutput] = []
+    var outputHead = 0
+
+    public init(configuration: HostEngineConfiguration) {
+        self.configuration = configuration
+        commandFlow = CommandFlow(defaultTimeout: configuration.commandTimeout)
+        server = GATTServer(
+            database: GATTDatabase(), configuration: GATTServerConfiguration(serverMTU: Int(configuration.preferredMTU)))
+    }
+
+    /// True once bring-up finished.
+    public var isRunning: Bool { phase == .running }
+
+    /// The handles of the links up now, in order.
+    public var connectionHandles: [UInt16] { links.keys.sorted() }
+
+    /// The ATT_MTU on a link.
+    public func mtu(connection: UInt16) -> Int? { links[connection]?.bearer.mtu }
+
+    /// True while advertising is enabled in the controller.
+    public var isAdvertising: Bool { advertising.isEnabled }
+
+    /// True while a scan is running (or starting).
+    public var isScanning: Bool { scan != nil }
+
+    // MARK: output
+
+    /// The next output, or nil when there is nothing to do.
+    public mutating func nextOutput() -> HostEngineOutput? {
+        guard outputHead < outputs.count else { return nil }
+        let output = outputs[outputHead]
+        outputHead += 1
+        if outputHead == outputs.count {
+            outputs.removeAll(keepingCapacity: true)
+            outputHead = 0
+        }
+        return output
+    }
+
+    /// Every pending output (convenient in tests; firmware drains with `nextOutput`).
+    public mutating func takeOutputs() -> [HostEngineOutput] {
+        var taken: [HostEngineOutput] = []
+        while let output = nextOutput() { taken.append(output) }
+        return taken
+    }
+
+    mutating func emit(_ event: HostEngineEvent) { outputs.append(.event(event)) }
+
+    mutating func complete(_ id: HostRequestID?, _ result: Result<HostCompletion, HostEngineError>) {
+        guard let id else { return }
+        outputs.append(.completed(id, result))
+    }
+
+    mutating func write(_ packet: HCIPacket) { outputs.append(.send(packet)) }
+
+    // MARK: time
+
+    /// The earliest time at which `advanceTime` has something to do: a command, ATT transaction or
+    /// connection attempt timing out.
+    public var nextDeadline: MonotonicInstant? {
+        var earliest = commandFlow.nextDeadline
+        func consider(_ deadline: MonotonicInstant?) {
+            guard let deadline else { return }
+            if let current = earliest, current <= deadline { return }
+            earliest = deadline
+        }
+        consider(pendingConnection?.deadline)
+        for link in links.values { consider(link.bearer.deadline) }
+        return earliest
+    }
+
+    /// Tells the engine the time; fires every timer due by `now`.
+    public mutating func advanceTime(to now: MonotonicInstant) {
+        if now > self.now { self.now = now }
+        for completion in commandFlow.handleTimeouts(now: self.now) { commandCompleted(completion) }
+        if let pending = pendingConnection, pending.requestID != nil, pending.deadline <= self.now {
+            connectionAttemptTimedOut()
+        }
+        for handle in links.keys.sorted() {
+            guard let deadline = links[handle]?.bearer.deadline, deadline <= self.now else { continue }
+            links[handle]?.bearer.advanceTime(to: self.now)
+            drainBearer(handle: handle)
+        }
+        pumpProcedures()
+    }
+
+    // MARK: input
+
+    /// A packet from the controller (an event or ACL data; others are ignored).
+    public mutating func receive(_ packet: HCIPacket, now: MonotonicInstant) {
+        advanceTime(to: now)
+        switch packet.type {
+        case .event:
+            guard let event = try? HCIEvent(decoding: packet.payload) else { return }
+            handle(event)
+        case .acl:
+            receiveACL(packet.payload)
+        default:
+            break
+        }
+        pumpProcedures()
+    }
+
+    /// An application request; it finishes with one `.completed(id, ...)` output.
+    public mutating func perform(_ request: HostRequest, id: HostRequestID, now: MonotonicInstant) {
+        advanceTime(to: now)
+        switch request {
+        case .start: start(id)
+        case .startScan(let parameters, let filter): startScan(id, parameters, filter)
+        case .stopScan: stopScan(id)
+        case .connect(let peer, let parameters): connect(id, peer, parameters)
+        case .cancelConnect: cancelConnect(id)
+        case .disconnect(let handle, let reason): disconnect(id, handle, reason)
+        case .startAdvertising(let advertisement): startAdvertising(id, advertisement)
+        case .stopAdvertising: stopAdvertising(id)
+        case .notify(let valueHandle, let value, let connection): notify(id, valueHandle, value, connection)
+        case .indicate(let valueHandle, let value, let connection): indicate(id, valueHandle, value, connection)
+        case .gatt(let connection, let operation): gattClient(id, connection, operation)
+        }
+        pumpProcedures()
+    }
+
+    /// Serve `database` from now on (to links already up too).
+    public mutating func setDatabase(_ database: GATTDatabase) {
+        server = GATTServer(
+            database: database, configuration: GATTServerConfiguration(serverMTU: Int(configuration.preferredMTU)))
+        for (handle, link) in links {
+            server.connect(handle)
+            if link.bearer.mtu != ATTBearer.defaultMTU { server.setMTU(link.bearer.mtu, for: handle) }
+        }
+    }
+
+    /// The database being served (values change as peers write).
+    public var database: GATTDatabase { server.database }
+
+    /// Changes a local attribute's value (what later reads return; notify separately).
+    public mutating func setValue(_ value: [UInt8], for handle: UInt16) throws(GATTDatabaseError) {
+        try server.database.setValue(value, for: handle)
+    }
+
+    /// Who is subscribed to a characteristic value now.
+    public func subscription(connection: UInt16, valueHandle: UInt16) -> GATTSubscription {
+        server.subscription(connection: connection, valueHandle: valueHandle)
+    }
+}

@@ -1,0 +1,176 @@
+import BluewireATT
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+import BluewireL2CAP
+
+/// A caller-chosen number naming one application request; its completion carries the same number.
+public struct HostRequestID: RawRepresentable, Hashable, Sendable {
+    public var rawValue: UInt32
+    @inlinable public init(rawValue: UInt32) { self.rawValue = rawValue }
+    @inlinable public init(_ rawValue: UInt32) { self.rawValue = rawValue }
+}
+
+/// The role this host plays on a link (Core Vol 6 Part B §1.1): the central created it, the
+/// peripheral was advertising.
+public enum HostLinkRole: Hashable, Sendable { case central, peripheral }
+
+/// A link as the engine reports it.
+public struct HostConnection: Hashable, Sendable {
+    public var handle: UInt16
+    public var peer: BluetoothAddress
+    public var role: HostLinkRole
+    /// Connection interval in units of 1.25 ms (Core Vol 4 Part E §7.7.65.1).
+    public var interval: UInt16
+
+    public init(handle: UInt16, peer: BluetoothAddress, role: HostLinkRole, interval: UInt16) {
+        self.handle = handle
+        self.peer = peer
+        self.role = role
+        self.interval = interval
+    }
+}
+
+/// One service as Discover All found it, with its characteristics and their descriptors.
+public struct DiscoveredService: Hashable, Sendable {
+    public var service: GATTService
+    public var characteristics: [DiscoveredCharacteristic]
+
+    public init(service: GATTService, characteristics: [DiscoveredCharacteristic]) {
+        self.service = service
+        self.characteristics = characteristics
+    }
+}
+
+/// One characteristic with the descriptors found after its value (Core Vol 3 Part G §4.7.1).
+public struct DiscoveredCharacteristic: Hashable, Sendable {
+    public var characteristic: GATTCharacteristic
+    public var descriptors: [GATTDescriptor]
+
+    public init(characteristic: GATTCharacteristic, descriptors: [GATTDescriptor]) {
+        self.characteristic = characteristic
+        self.descriptors = descriptors
+    }
+
+    /// The Client Characteristic Configuration descriptor (0x2902), if the peer has one.
+    public var clientConfigurationHandle: UInt16? {
+        descriptors.first { $0.uuid == BluetoothUUID(0x2902) }?.handle
+    }
+}
+
+/// Why a request failed.
+public enum HostEngineError: Error, Hashable, Sendable {
+    /// The host has not finished bring-up (or it failed).
+    case notRunning
+    /// `start` while already started or starting.
+    case alreadyStarted
+    /// Bring-up failed at one command.
+    case bringUp(BringUpError)
+    /// A controller command failed, timed out or was refused.
+    case command(CommandError)
+    /// A scan is already running.
+    case scanAlreadyRunning
+    /// Another connection attempt is in progress (the controller takes one at a time, §7.8.12).
+    case connectionAttemptInProgress
+    /// The controller reported the attempt failed with this status.
+    case connectionFailed(HCIStatus)
+    /// No connection came within the configured time.
+    case connectionTimeout
+    /// The application cancelled the attempt.
+    case cancelled
+    /// No link with this handle.
+    case unknownConnection(UInt16)
+    /// The link went down with this reason before the operation finished.
+    case disconnected(HCIStatus)
+    /// The ATT bearer refused or failed the operation (e.g. the 30 s transaction timeout, §3.3.3).
+    case att(ATTBearerError)
+    /// The GATT procedure failed (error response, malformed answer...).
+    case gatt(GATTClientError)
+    /// The GATT server refused (not a characteristic value, no notify property...).
+    case server(GATTServerError)
+    /// The advertising or scan response data do not fit.
+    case advertisingData(AdvertisingDataError)
+    /// Advertising interval outside 0x0020...0x4000 (legacy) or min > max (§7.8.5).
+    case invalidAdvertisingInterval
+    /// Connectable extended advertising cannot also be scannable (§7.8.53).
+    case scanResponseNotAllowed
+}
+
+/// What a successful request returns.
+public enum HostCompletion: Hashable, Sendable {
+    /// The request is done and returns nothing.
+    case done
+    /// Bring-up finished: what the controller is.
+    case started(ControllerInfo)
+    /// A connection attempt succeeded.
+    case connected(HostConnection)
+    /// A disconnect finished, with the reason the controller reported.
+    case disconnected(HCIStatus)
+    /// Discover All: every primary service with characteristics and descriptors.
+    case services([DiscoveredService])
+    /// A read: the value.
+    case value([UInt8])
+    /// An MTU exchange: the ATT_MTU now in use.
+    case mtu(Int)
+    /// A notification was sent to these connections.
+    case notified([UInt16])
+    /// A CCCD write: the descriptor handle written.
+    case configured(descriptorHandle: UInt16)
+}
+
+/// Something that happened that no request asked for.
+public enum HostEngineEvent: Hashable, Sendable {
+    /// A scan found or updated a device.
+    case deviceFound(DiscoveredDevice)
+    /// Scanning stopped.
+    case scanStopped
+    case advertisingStarted
+    case advertisingStopped
+    /// A link came up (either role).
+    case connected(HostConnection)
+    /// A link went down with this reason (Core Vol 4 Part E §7.7.5).
+    case disconnected(handle: UInt16, reason: HCIStatus)
+    /// A notification or indication arrived from a peer's server (indications are confirmed already).
+    case notification(connection: UInt16, attribute: UInt16, value: ArraySlice<UInt8>, isIndication: Bool)
+    /// ATT_MTU changed on a link.
+    case mtuChanged(connection: UInt16, mtu: Int)
+    /// The local GATT server did something: a peer wrote, (un)subscribed, confirmed an indication.
+    case server(GATTServerEvent)
+    /// The link's parameters changed (§7.7.65.3).
+    case connectionUpdated(handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16)
+    /// The controller reported a hardware error; every link and procedure has been failed.
+    case hardwareError(UInt8)
+}
+
+/// What the caller drains from the engine, in order.
+public enum HostEngineOutput: Hashable, Sendable {
+    /// An HCI packet for the controller, to write in this order.
+    case send(HCIPacket)
+    /// A request finished.
+    case completed(HostRequestID, Result<HostCompletion, HostEngineError>)
+    /// Something happened.
+    case event(HostEngineEvent)
+}
+
+/// Knobs the engine needs up front.
+public struct HostEngineConfiguration: Hashable, Sendable {
+    /// The static random address set in bring-up and used for advertising, scanning and connecting
+    /// (Core Vol 6 Part B §1.3.2.1: the two top bits must be 1).
+    public var randomAddress: BluetoothAddress
+    /// How long a command may go unanswered (bumble's controller answers unknown commands never).
+    public var commandTimeout: TimeSpan
+    /// How long a connection attempt may take before it is cancelled.
+    public var connectionTimeout: TimeSpan
+    /// Our ATT Rx MTU, offered in exchanges and used by the server.
+    public var preferredMTU: UInt16
+
+    public init(
+        randomAddress: BluetoothAddress, commandTimeout: TimeSpan = .seconds(2),
+        connectionTimeout: TimeSpan = .seconds(10), preferredMTU: UInt16 = 247
+    ) {
+        self.randomAddress = randomAddress
+        self.commandTimeout = commandTimeout
+        self.connectionTimeout = connectionTimeout
+        self.preferredMTU = preferredMTU
+    }
+}
