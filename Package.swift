@@ -129,7 +129,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BluewireHostEngineTests",
-            dependencies: ["BluewireHostEngine", "BluewireGATT", "BluewireATT", "BluewireHCI", "BluewireCore", "PeerTestSupport"]
+            dependencies: ["BluewireHostEngine", "BluewireGATT", "BluewireATT", "BluewireL2CAP", "BluewireHCI", "BluewireCore", "BluewireSnoop", "PeerTestSupport"]
         ),
         // Real-peer helpers (bumble_link.py, a scripted TCP server) shared by the test targets below.
         .target(name: "PeerTestSupport", path: "Tests/PeerTestSupport"),
