@@ -1,0 +1,102 @@
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+import BluewireHostEngine
+
+/// The peripheral image: advertises as "Bluewire-MCU", serves Heart Rate (a measurement notified
+/// once a second while a central is subscribed) and the echo characteristic.
+struct HeartRatePeripheral: FirmwareApplication {
+    static let name = "Bluewire-MCU"
+    var requests = RequestNumbers()
+    var startID = HostRequestID(0)
+    var handles: HeartRateDatabase
+    /// Connections subscribed to the measurement.
+    var subscribers: [UInt16] = []
+    var nextBeat: UInt32 = 0
+    var beat: UInt8 = 0
+    var notificationsSent = 0
+
+    init(handles: HeartRateDatabase) { self.handles = handles }
+
+    mutating func start(_ engine: inout HostEngine) {
+        log("bluewire peripheral: bringing the controller up")
+        startID = requests.take()
+        engine.perform(.start, id: startID, now: Board.now)
+    }
+
+    mutating func handle(_ output: HostEngineOutput, _ engine: inout HostEngine) {
+        switch output {
+        case .completed(let id, .success(.started(let info))) where id == startID:
+            log("controller up: HCI version \(info.version.hciVersion), LE ACL \(info.leACLDataPacketLength) x \(info.totalNumLEACLDataPackets)")
+            engine.setDatabase(handles.database)
+            engine.perform(
+                .startAdvertising(.named(Self.name, services: [HeartRateDatabase.heartRateService])),
+                id: requests.take(), now: Board.now)
+            logHeap("after bring-up")
+        case .completed(let id, .failure) where id == startID:
+            log("bring-up failed")
+        case .completed(_, .failure):
+            log("a request failed")
+        case .completed:
+            break
+        case .event(let event):
+            handle(event, &engine)
+        case .send:
+            break
+        }
+    }
+
+    mutating func handle(_ event: HostEngineEvent, _ engine: inout HostEngine) {
+        switch event {
+        case .advertisingStarted:
+            log("advertising as \(Self.name)")
+        case .connected(let connection):
+            log("connected: handle \(connection.handle), peer \(connection.peer.description)")
+        case .disconnected(let handle, let reason):
+            subscribers.removeAll { $0 == handle }
+            log("disconnected: handle \(handle), reason 0x\(hex([reason.rawValue]))")
+            logHeap("after disconnection")
+        case .mtuChanged(let connection, let mtu):
+            log("mtu \(mtu) on handle \(connection)")
+        case .server(.subscriptionChanged(let subscription)):
+            if subscription.valueHandle == handles.measurementHandle {
+                subscribers.removeAll { $0 == subscription.connection }
+                if subscription.configuration & 0x0001 != 0 { subscribers.append(subscription.connection) }
+                log("heart rate notifications \(subscription.configuration & 1 != 0 ? "on" : "off") for handle \(subscription.connection)")
+            } else {
+                log("subscription 0x\(hex([UInt8(subscription.configuration)])) on attribute \(subscription.valueHandle)")
+            }
+        case .server(.valueWritten(let connection, let handle, let value)) where handle == handles.echoHandle:
+            log("echo: \(value.count) octets written: \(hex(value))")
+            engine.perform(.notify(valueHandle: handle, value: value, connection: connection), id: requests.take(), now: Board.now)
+        default:
+            break
+        }
+    }
+
+    mutating func tick(_ engine: inout HostEngine) {
+        let now = Board.milliseconds
+        guard !subscribers.isEmpty, now >= nextBeat else { return }
+        nextBeat = now + 1000
+        beat = beat &+ 1
+        let rate = 60 + beat % 20
+        try? engine.setValue([0x00, rate], for: handles.measurementHandle)
+        engine.perform(.notify(valueHandle: handles.measurementHandle, value: [0x00, rate], connection: nil),
+                       id: requests.take(), now: Board.now)
+        notificationsSent += 1
+        if notificationsSent % 5 == 0 { logHeap("\(notificationsSent) heart rate notifications sent") }
+    }
+}
+
+@main
+struct Firmware {
+    static func main() {
+        log("Bluewire firmware (peripheral), Embedded Swift on Cortex-M4")
+        guard let handles = try? HeartRateDatabase() else {
+            log("database does not build")
+            return
+        }
+        var application = HeartRatePeripheral(handles: handles)
+        runEngine(&application, address: BluetoothAddress(value: 0xC0_FF_EE_00_00_01, type: .random))
+    }
+}

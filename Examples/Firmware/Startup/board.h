@@ -1,0 +1,24 @@
+// What the Swift firmware calls in the start-up code (Examples/Firmware/Startup).
+#pragma once
+#include <stdint.h>
+#include <stddef.h>
+
+// Milliseconds since reset, counted by the SysTick interrupt.
+uint32_t board_millis(void);
+// Waits for the next interrupt (SysTick at least every millisecond).
+void board_wait_for_interrupt(void);
+
+// UART0: H4 to the controller. Non-blocking read: -1 when no octet is waiting.
+int board_hci_read(void);
+void board_hci_write(const uint8_t *bytes, size_t count);
+
+// UART1: the log.
+void board_log_write(const uint8_t *bytes, size_t count);
+
+// Heap accounting from the malloc shim.
+size_t board_heap_in_use(void);
+size_t board_heap_peak(void);
+size_t board_heap_allocations(void);
+
+// Stops QEMU (semihosting is not enabled, so this only loops).
+void board_halt(void) __attribute__((noreturn));

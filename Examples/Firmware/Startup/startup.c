@@ -1,0 +1,143 @@
+// Start-up for the Cortex-M4 of QEMU's mps2-an386: vector table, reset handler (copy .data, zero
+// .bss, set picolibc's TLS pointer, start SysTick), SysTick millisecond clock, CMSDK UART driver.
+#include <stdint.h>
+#include <stddef.h>
+#include "board.h"
+
+extern uint32_t __stack_top[], __data_start[], __data_end[], __data_source[], __bss_start[], __bss_end[];
+extern uint8_t __tls_base[];
+extern void _set_tls(void *tls);
+extern int main(int argc, char **argv);
+
+void reset_handler(void);
+static void default_handler(void);
+void hardfault_handler(void);
+void systick_handler(void);
+void uart0_rx_handler(void);
+
+// ARMv7-M vector table (Architecture Reference Manual B1.5.3): initial SP, then the exceptions.
+__attribute__((section(".vectors"), used))
+static void (*const vectors[16 + 16])(void) = {
+    (void (*)(void))__stack_top, reset_handler,
+    default_handler,    // NMI
+    hardfault_handler,  // HardFault
+    hardfault_handler,  // MemManage
+    hardfault_handler,  // BusFault
+    hardfault_handler,  // UsageFault
+    0, 0, 0, 0,
+    default_handler,    // SVCall
+    default_handler,    // DebugMonitor
+    0,
+    default_handler,    // PendSV
+    systick_handler,    // SysTick
+    // External interrupts (mps2-an386: 0 UART0 RX, 1 UART0 TX, 2 UART1 RX, ...): only UART0 RX is used.
+    uart0_rx_handler, default_handler, default_handler, default_handler,
+    default_handler, default_handler, default_handler, default_handler,
+    default_handler, default_handler, default_handler, default_handler,
+    default_handler, default_handler, default_handler, default_handler,
+};
+
+// CMSDK APB UART (Arm DDI 0479C §4.3): DATA, STATE (bit0 TX full, bit1 RX full), CTRL (bit0 TX
+// enable, bit1 RX enable), INTSTATUS, BAUDDIV.
+typedef struct {
+    volatile uint32_t data, state, ctrl, intstatus, bauddiv;
+} cmsdk_uart;
+#define UART0 ((cmsdk_uart *)0x40004000u)
+#define UART1 ((cmsdk_uart *)0x40005000u)
+#define SYSCLK_HZ 25000000u
+
+// SysTick (ARMv7-M B3.3): CSR, RVR, CVR.
+#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+
+static volatile uint32_t millis;
+
+// UART0 receive ring: the RX interrupt moves each octet here so that WFI wakes on controller
+// traffic. When the ring is full the interrupt is switched off and the octet stays in the UART,
+// which makes QEMU (or the wire's flow control) hold the rest: nothing is dropped.
+#define RX_RING_SIZE 4096u
+static volatile uint8_t rx_ring[RX_RING_SIZE];
+static volatile uint32_t rx_head, rx_tail;  // head: written by the interrupt; tail: by the main loop
+#define NVIC_ISER0 (*(volatile uint32_t *)0xE000E100u)
+#define UART_CTRL_RX_INTERRUPT 0x8u
+
+static void uart_init(cmsdk_uart *uart) {
+    uart->bauddiv = SYSCLK_HZ / 115200u;
+    uart->ctrl = 0x3;  // TX and RX enabled, no interrupts
+}
+
+void reset_handler(void) {
+    for (uint32_t *src = __data_source, *dst = __data_start; dst < __data_end;) *dst++ = *src++;
+    for (uint32_t *dst = __bss_start; dst < __bss_end;) *dst++ = 0;
+    _set_tls(__tls_base);
+    uart_init(UART0);
+    uart_init(UART1);
+    UART0->ctrl |= UART_CTRL_RX_INTERRUPT;
+    NVIC_ISER0 = 1u << 0;  // UART0 RX
+    SYST_RVR = SYSCLK_HZ / 1000u - 1u;
+    SYST_CVR = 0;
+    SYST_CSR = 0x7;  // processor clock, interrupt, enable
+    main(0, 0);
+    board_halt();
+}
+
+void systick_handler(void) { millis++; }
+
+uint32_t board_millis(void) { return millis; }
+
+void board_wait_for_interrupt(void) { __asm__ volatile("wfi"); }
+
+void uart0_rx_handler(void) {
+    while (UART0->state & 0x2) {
+        if (rx_head - rx_tail >= RX_RING_SIZE) {
+            UART0->ctrl &= ~UART_CTRL_RX_INTERRUPT;  // full: leave the octet in the UART
+            break;
+        }
+        rx_ring[rx_head % RX_RING_SIZE] = (uint8_t)UART0->data;
+        rx_head++;
+    }
+    UART0->intstatus = 0x2;  // clear RX interrupt
+}
+
+int board_hci_read(void) {
+    int octet = -1;
+    __asm__ volatile("cpsid i" ::: "memory");
+    if (rx_head != rx_tail) {
+        octet = rx_ring[rx_tail % RX_RING_SIZE];
+        rx_tail++;
+    } else if (UART0->state & 0x2) {
+        octet = (int)(UART0->data & 0xff);  // the octet held back while the ring was full
+    }
+    UART0->ctrl |= UART_CTRL_RX_INTERRUPT;
+    __asm__ volatile("cpsie i" ::: "memory");
+    return octet;
+}
+
+static void uart_write(cmsdk_uart *uart, const uint8_t *bytes, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        while (uart->state & 0x1) {}
+        uart->data = bytes[i];
+    }
+}
+
+void board_hci_write(const uint8_t *bytes, size_t count) { uart_write(UART0, bytes, count); }
+void board_log_write(const uint8_t *bytes, size_t count) { uart_write(UART1, bytes, count); }
+
+static void log_string(const char *text) {
+    while (*text) uart_write(UART1, (const uint8_t *)text++, 1);
+}
+
+void board_halt(void) {
+    for (;;) __asm__ volatile("wfi");
+}
+
+void hardfault_handler(void) {
+    log_string("\r\nfirmware: fault (trap or bad access), halted\r\n");
+    board_halt();
+}
+
+static void default_handler(void) {
+    log_string("\r\nfirmware: unexpected exception, halted\r\n");
+    board_halt();
+}
