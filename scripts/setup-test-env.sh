@@ -2,14 +2,16 @@
 # Installs what the real-peer tests need (see PEERS.md in the team's shared docs):
 #   - Debian packages: libbluetooth-dev (HCI socket headers), tshark (capture oracle),
 #     qemu-system-x86 + linux-image-amd64 + kmod (kernel VM), bluez-test-tools (btvirt, btmon),
-#     time (GNU time: peak RSS for scripts/rss-check.sh)
+#     time (GNU time: peak RSS for scripts/rss-check.sh), qemu-system-arm + picolibc-arm-none-eabi +
+#     binutils/gcc-arm-none-eabi (firmware images, scripts/firmware.sh)
 #   - .venv in the repository with bumble (virtual controllers) and virtme-ng (vng)
 # Idempotent and quick when everything is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUMBLE_VERSION=0.0.236
-APT_PACKAGES=(libbluetooth-dev tshark qemu-system-x86 linux-image-amd64 kmod bluez-test-tools time)
+APT_PACKAGES=(libbluetooth-dev tshark qemu-system-x86 linux-image-amd64 kmod bluez-test-tools time
+  qemu-system-arm picolibc-arm-none-eabi binutils-arm-none-eabi gcc-arm-none-eabi)
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do

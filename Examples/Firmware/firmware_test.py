@@ -203,13 +203,10 @@ async def central_scenario(device, log):
         own_address_type=hci.OwnAddressType.RANDOM)
     await log.wait(r'found Bluewire-Sensor')
     connection = await step('the firmware subscribing', subscribed)
-    for sequence in range(1, 6):
-        if connection.is_disconnected if hasattr(connection, 'is_disconnected') else False:
-            break
+    # One notification at a time, each sent once the firmware printed the one before.
+    for sequence in range(1, 4):
         await device.notify_subscriber(connection, counter, bytes([sequence]))
-        if log.count(r'notification from handle') >= 3:
-            break
-        await asyncio.sleep(0.2)  # pacing the peripheral's notifications, like a sensor
+        await log.wait(r'notification from handle', occurrences=sequence)
     await log.wait(r'central: done')
     check(log.count(r'read handle \d+: ' + b'sensor-v1'.hex()) == 1, 'the firmware did not read the readable value')
     check(log.count(r'subscribed to handle') >= 1, 'the firmware did not subscribe')
