@@ -4,7 +4,8 @@ import PackageDescription
 /// Layering (arrows point down only; see README.md):
 /// bluewire (CLI) → Bluewire (Host) → GATT → ATT → L2CAP → HCI → Core; Snoop → Core;
 /// Transport does all I/O; Testing provides virtual and replay controllers.
-/// Core modules (Core, Snoop, HCI, L2CAP, ATT, GATT, Analysis) use no Foundation and no Glibc and
+/// HostEngine (the host as a sans-I/O state machine) → GATT, ATT, L2CAP, HCI, Core.
+/// Core modules (Core, Snoop, HCI, L2CAP, ATT, GATT, Analysis, HostEngine) use no Foundation and no Glibc and
 /// compile under Embedded Swift (scripts/check-embedded.sh).
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),

@@ -53,6 +53,7 @@ extension HostEngine {
     mutating func hardwareError(_ code: UInt8) {
         activeCommand = nil
         _ = commandFlow.cancelAll()
+        if scan != nil { scanStopped(force: true) }
         let cancelled = procedures
         procedures.removeAll()
         for procedure in cancelled { fail(procedure, .command(.cancelled(HCIOpcode(rawValue: 0)))) }
@@ -61,7 +62,6 @@ extension HostEngine {
             pendingConnection = nil
             complete(pending.requestID, .failure(.connectionFailed(.hardwareFailure)))
         }
-        if scan != nil { scanStopped(force: true) }
         for handle in links.keys.sorted() { linkDisconnected(handle: handle, reason: .hardwareFailure) }
         advertising = AdvertisingState()
         phase = .failed

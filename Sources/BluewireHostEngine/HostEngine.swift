@@ -145,12 +145,23 @@ public struct HostEngine: Sendable {
         if let pending = pendingConnection, pending.requestID != nil, pending.deadline <= self.now {
             connectionAttemptTimedOut()
         }
-        for handle in links.keys.sorted() {
-            guard let deadline = links[handle]?.bearer.deadline, deadline <= self.now else { continue }
+        // Found first, then acted on: a receive with no timer due allocates nothing here.
+        while let handle = firstLinkDue() {
             links[handle]?.bearer.advanceTime(to: self.now)
             drainBearer(handle: handle)
         }
         pumpProcedures()
+    }
+
+    /// The lowest handle whose ATT transaction deadline has passed.
+    func firstLinkDue() -> UInt16? {
+        var due: UInt16?
+        for (handle, link) in links {
+            guard let deadline = link.bearer.deadline, deadline <= now, !link.bearer.isClosed else { continue }
+            if let current = due, current < handle { continue }
+            due = handle
+        }
+        return due
     }
 
     // MARK: input
