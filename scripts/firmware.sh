@@ -41,15 +41,18 @@ swift_flags=(-enable-experimental-feature Embedded -target "$target" -wmo -parse
   -Xcc -mfloat-abi=soft -Xfrontend -function-sections)
 cflags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=soft --specs=picolibc.specs -Os -ffunction-sections -fdata-sections -Wall)
 
-# Recompile a module only when one of its sources is newer than its object.
+# Recompile a module when one of its sources is newer than its object, and every module after it
+# once one was recompiled (they import its .swiftmodule).
 build_modules() {
   mkdir -p "$out/modules"
+  local stale=""
   for entry in "${modules[@]}"; do
     local name=${entry%%:*}
     local srcs
     srcs=$(find "Sources/$name" -name '*.swift' | sort)
     local obj="$out/modules/$name.o"
-    if [ -f "$obj" ] && [ -z "$(find "Sources/$name" -name '*.swift' -newer "$obj")" ]; then continue; fi
+    if [ -z "$stale" ] && [ -f "$obj" ] && [ -z "$(find "Sources/$name" -name '*.swift' -newer "$obj")" ]; then continue; fi
+    stale=1
     echo "firmware: compiling $name"
     # shellcheck disable=SC2086
     swiftc "${swift_flags[@]}" -module-name "$name" -I "$out/modules" \
