@@ -151,7 +151,7 @@ async def peripheral_scenario(device, log):
     measurement = characteristic(peer, HEART_RATE, MEASUREMENT)
     await step('subscribing to Heart Rate Measurement', measurement.subscribe(lambda v: beats.put_nowait(bytes(v))))
     for index in range(5):
-        beat = await step(f'heart rate notification {index + 1}', beats.get(), timeout=5)
+        beat = await step(f'heart rate notification {index + 1}', beats.get(), timeout=10)
         check(len(beat) == 2 and beat[0] == 0x00 and 60 <= beat[1] < 80, f'bad measurement {beat.hex()}')
         print(f'test: heart rate {beat[1]} bpm', flush=True)
     await step('unsubscribing', measurement.unsubscribe())
@@ -161,7 +161,7 @@ async def peripheral_scenario(device, log):
     await step('subscribing to echo', echo.subscribe(lambda v: echoes.put_nowait(bytes(v))))
     sent = b'hello, microcontroller: longer than 20 octets'  # fits ATT_MTU 100 - 3
     await step('writing echo', echo.write_value(sent, with_response=True))
-    got = await step('echo notification', echoes.get(), timeout=5)
+    got = await step('echo notification', echoes.get(), timeout=10)
     check(got == sent, f'echo returned {got!r}, wrote {sent!r}')
     print('test: echo came back', flush=True)
 

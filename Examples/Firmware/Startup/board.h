@@ -20,5 +20,5 @@ size_t board_heap_in_use(void);
 size_t board_heap_peak(void);
 size_t board_heap_allocations(void);
 
-// Stops QEMU (semihosting is not enabled, so this only loops).
+// Stops the firmware: sleeps forever (QEMU keeps running until it is killed).
 void board_halt(void) __attribute__((noreturn));
