@@ -38,6 +38,8 @@ enum ParameterKind: Sendable {
     case list([Parameter])
     /// One group per bit set in the previous octet (the PHY-indexed arrays of extended scanning).
     case perPHY([Parameter])
+    /// Groups repeated to the end of the block (the CID lists of L2CAP credit-based signaling).
+    case repeated([Parameter])
 }
 
 /// One named parameter.
@@ -157,6 +159,14 @@ enum ParameterDecoder {
                 AdvertisingReportDescription.advertisingData(bytes[i...], suffix: suffix, into: &d)
                 i = bytes.endIndex
                 continue
+            case .repeated(let group):
+                var n = 0
+                while i < bytes.endIndex {
+                    guard decode(group, bytes, at: &i, suffix: suffix + "_" + String(n), failedStatus: &failedStatus,
+                                 into: &d, layer: layer) else { return false }
+                    n += 1
+                }
+                continue
             case .list(let group), .perPHY(let group):
                 var count = Int(value)
                 if case .perPHY = parameter.kind {
@@ -189,7 +199,7 @@ enum ParameterDecoder {
         case .hex64: return 8
         case .address: return 6
         case .bytes(let count): return count
-        case .text, .remaining, .perPHY: return 0
+        case .text, .remaining, .perPHY, .repeated: return 0
         }
     }
 
