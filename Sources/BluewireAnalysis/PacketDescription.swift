@@ -60,13 +60,18 @@ public struct PacketDescription: Sendable {
         summary.append(value)
     }
 
+    /// The JSON line's own keys, which a field must not repeat.
+    static let reservedKeys: [String] = [
+        "index", "time_us", "delta_us", "unix_time_us", "controller_index", "direction", "kind", "summary", "error",
+    ]
+
     /// Adds a field and shows it in the summary as `name=value`.
     public mutating func add(_ name: String, _ value: Value, shown: Bool = true) {
         // JSON objects need unique keys: a repeated field (two manufacturer data structures, say)
         // gets a numbered name.
         var key = name
         var n = 2
-        while fields.contains(where: { $0.name == key }) {
+        while PacketDescription.reservedKeys.contains(key) || fields.contains(where: { $0.name == key }) {
             key = name + "_" + String(n)
             n += 1
         }
