@@ -60,10 +60,20 @@ public struct PacketDescription: Sendable {
         summary.append(value)
     }
 
-    /// The JSON line's own keys, which a field must not repeat.
-    static let reservedKeys: [String] = [
-        "index", "time_us", "delta_us", "unix_time_us", "controller_index", "direction", "kind", "summary", "error",
-    ]
+    /// Whether `name` is one of the JSON line's own keys, which a field must not repeat (checked by
+    /// length first: this runs for every field of every JSON line).
+    static func isReserved(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 4: return name == "kind"
+        case 5: return name == "index" || name == "error"
+        case 7: return name == "time_us" || name == "summary"
+        case 8: return name == "delta_us"
+        case 9: return name == "direction"
+        case 12: return name == "unix_time_us"
+        case 16: return name == "controller_index"
+        default: return false
+        }
+    }
 
     /// Adds a field and shows it in the summary as `name=value`.
     public mutating func add(_ name: String, _ value: Value, shown: Bool = true) {
@@ -71,7 +81,7 @@ public struct PacketDescription: Sendable {
         // gets a numbered name.
         var key = name
         var n = 2
-        while PacketDescription.reservedKeys.contains(key) || fields.contains(where: { $0.name == key }) {
+        while fields.contains(where: { $0.name == key }) {
             key = name + "_" + String(n)
             n += 1
         }
@@ -160,7 +170,8 @@ public struct PacketDescription: Sendable {
         writer.field("kind", kind)
         writer.field("summary", summary)
         for (name, value) in fields {
-            writer.key(name)
+            // A field never repeats one of the line's own keys (strict JSON has no duplicate keys).
+            writer.key(PacketDescription.isReserved(name) ? "field_" + name : name)
             switch value {
             case .string(let text): writer.string(text)
             case .integer(let number): writer.integer(number)
