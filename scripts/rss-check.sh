@@ -62,7 +62,7 @@ EOF
 # Peak RSS in kB, and the summary's frame count.
 measure() {
   local file=$1
-  /usr/bin/time -v "$bluewire" decode --summary "$file" >"$work/summary.json" 2>"$work/time.txt" \
+  /usr/bin/time -v "$bluewire" decode --summary --json "$file" >"$work/summary.json" 2>"$work/time.txt" \
     || { cat "$work/time.txt" >&2; echo "rss-check: bluewire decode --summary $file failed" >&2; exit 2; }
   rss=$(sed -n 's/.*Maximum resident set size (kbytes): *//p' "$work/time.txt")
   frames=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$work/summary.json")

@@ -4,7 +4,7 @@
 Two comparisons per capture, each the fastest of --repeat runs (wall time of the whole process, so
 start-up is included for every tool; the capture sizes keep start-up small next to the work):
   text:  every packet decoded and printed   bluewire decode FILE | tshark -r FILE | bumble show --format snoop FILE
-  parse: every packet decoded, not printed  bluewire decode --summary FILE | bumble HCI_Packet.from_bytes per record
+  parse: every packet decoded, not printed  bluewire decode --summary --json FILE | bumble HCI_Packet.from_bytes per record
 (tshark has no parse-only mode that skips dissection; its text run is its full decode.)
 
 Usage: compare_decoders.py [--bluewire PATH] [--python PATH] [--repeat N] CAPTURE...
@@ -72,7 +72,7 @@ def main():
             'bluewire text': [args.bluewire, 'decode', capture],
             'tshark text': ['tshark', '-n', '-r', capture],
             'bumble text': [args.python, '-m', 'bumble.apps.show', '--format', 'snoop', capture],
-            'bluewire parse': [args.bluewire, 'decode', '--summary', capture],
+            'bluewire parse': [args.bluewire, 'decode', '--summary', '--json', capture],
             'bumble parse': [args.python, '-c', BUMBLE_PARSE, capture],
         }
         times = {name: timed(command, args.repeat) for name, command in runs.items()}

@@ -74,9 +74,10 @@ enum ATTDescription {
              .handleValueNotification(let handle, let value), .handleValueIndication(let handle, let value):
             d.addHex("handle", handle)
             d.add("value", hexString(value))
-        case .signedWriteCommand(let handle, let value, _):
+        case .signedWriteCommand(let handle, let value, let signature):
             d.addHex("handle", handle)
             d.add("value", hexString(value))
+            d.add("authentication_signature", hexString(signature))
         case .prepareWriteRequest(let handle, let offset, let part), .prepareWriteResponse(let handle, let offset, let part):
             d.addHex("handle", handle)
             d.add("offset", offset)

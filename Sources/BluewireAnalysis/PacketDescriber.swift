@@ -10,12 +10,58 @@ import BluewireSnoop
 /// packet that completes it. Malformed packets are described as far as they decode, with the error.
 public struct PacketDescriber: Sendable {
     var firstTimestamp: Int64?
+    var previousTimestamp: Int64?
     var reassembler = CaptureL2CAPReassembler()
+
+    /// How the time column reads.
+    public enum TimeFormat: Sendable, Equatable {
+        /// Seconds since the first record (btmon's default offset).
+        case relative
+        /// Seconds since the previous record.
+        case delta
+        /// UTC date and time of day (needs `format`).
+        case absolute
+    }
+
+    public var timeFormat: TimeFormat = .relative
+    /// The capture's container: turns timestamps into Unix time, and for Linux monitor captures
+    /// (btsnoop datalink 2001) makes every line carry its controller index.
+    public var format: CaptureFormat?
 
     public init() {}
 
+    public init(format: CaptureFormat?, timeFormat: TimeFormat = .relative) {
+        self.format = format
+        self.timeFormat = timeFormat
+    }
+
+    var isMonitor: Bool {
+        if case .btsnoop(let datalink)? = format { return datalink == .linuxMonitor }
+        return false
+    }
+
     /// The description of `record` (call in capture order).
     public mutating func description(of record: CaptureRecord) -> PacketDescription {
+        var d = decode(record)
+        d.deltaTime = record.timestamp &- (previousTimestamp ?? record.timestamp)
+        previousTimestamp = record.timestamp
+        if let format { d.unixTime = format.unixMicroseconds(record.timestamp) }
+        switch timeFormat {
+        case .relative: break
+        case .delta: d.timeText = PacketDescription.seconds(d.deltaTime)
+        case .absolute: d.timeText = d.unixTime.map(UTCTime.text) ?? PacketDescription.seconds(d.relativeTime)
+        }
+        if isMonitor {
+            if case .note(let note) = record.content, case .monitor(_, let index) = note.kind {
+                d.controllerIndex = index == 0xFFFF ? nil : index
+            } else if record.packet != nil {
+                d.controllerIndex = UInt16(truncatingIfNeeded: record.flags >> 16)
+            }
+        }
+        return d
+    }
+
+    mutating func decode(_ record: CaptureRecord) -> PacketDescription {
         let first = firstTimestamp ?? record.timestamp
         if firstTimestamp == nil { firstTimestamp = first }
         let relative = record.timestamp &- first
@@ -81,9 +127,8 @@ enum IsochronousDescription {
 enum NoteDescription {
     static func describe(_ note: CaptureNote, into d: inout PacketDescription) {
         switch note.kind {
-        case .monitor(let opcode, let index):
+        case .monitor(let opcode, _):
             d.say(opcode.description)
-            d.add("controller_index", index)
             switch opcode {
             case .systemNote:
                 addText("text", text(note.data), into: &d)

@@ -25,6 +25,16 @@ public struct PacketDescription: Sendable {
     public var fields: [(name: String, value: Value)]
     /// The first decoding problem met in this record, if any (the summary then says what was decoded).
     public var error: DecodeError?
+    /// The controller the record belongs to, in Linux monitor captures (btsnoop datalink 2001), where
+    /// one file interleaves several controllers; nil in single-controller captures.
+    public var controllerIndex: UInt16?
+    /// The time column as shown, when not the default seconds since the first record
+    /// (see `PacketDescriber.timeFormat`).
+    public var timeText: String?
+    /// The record's timestamp in Unix microseconds, when the describer was told the capture format.
+    public var unixTime: Int64?
+    /// Microseconds since the previous record.
+    public var deltaTime: Int64 = 0
 
     public init(index: Int, relativeTime: Int64, direction: PacketDirection?, kind: String) {
         self.index = index
@@ -48,6 +58,21 @@ public struct PacketDescription: Sendable {
         summary.append(name)
         summary.append("=")
         summary.append(value)
+    }
+
+    /// Whether `name` is one of the JSON line's own keys, which a field must not repeat (checked by
+    /// length first: this runs for every field of every JSON line).
+    static func isReserved(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 4: return name == "kind"
+        case 5: return name == "index" || name == "error"
+        case 7: return name == "time_us" || name == "summary"
+        case 8: return name == "delta_us"
+        case 9: return name == "direction"
+        case 12: return name == "unix_time_us"
+        case 16: return name == "controller_index"
+        default: return false
+        }
     }
 
     /// Adds a field and shows it in the summary as `name=value`.
@@ -104,8 +129,13 @@ public struct PacketDescription: Sendable {
         line.reserveCapacity(24 + kind.utf8.count + summary.utf8.count)
         line.append(number)
         for _ in 0..<max(1, 7 - number.utf8.count) { line.append(" ") }
-        line.append(PacketDescription.seconds(relativeTime))
+        line.append(timeText ?? PacketDescription.seconds(relativeTime))
         line.append(" ")
+        if let controllerIndex {
+            line.append("[hci")
+            line.append(String(controllerIndex))
+            line.append("] ")
+        }
         line.append(arrow)
         line.append(" ")
         line.append(kind)
@@ -129,6 +159,9 @@ public struct PacketDescription: Sendable {
         writer.beginObject()
         writer.field("index", index)
         writer.field("time_us", relativeTime)
+        writer.field("delta_us", deltaTime)
+        if let unixTime { writer.field("unix_time_us", unixTime) }
+        if let controllerIndex { writer.field("controller_index", Int(controllerIndex)) }
         switch direction {
         case .hostToController?: writer.field("direction", "host_to_controller")
         case .controllerToHost?: writer.field("direction", "controller_to_host")
@@ -137,7 +170,8 @@ public struct PacketDescription: Sendable {
         writer.field("kind", kind)
         writer.field("summary", summary)
         for (name, value) in fields {
-            writer.key(name)
+            // A field never repeats one of the line's own keys (strict JSON has no duplicate keys).
+            writer.key(PacketDescription.isReserved(name) ? "field_" + name : name)
             switch value {
             case .string(let text): writer.string(text)
             case .integer(let number): writer.integer(number)
@@ -153,5 +187,37 @@ public struct PacketDescription: Sendable {
         }
         writer.endObject()
         return writer.text
+    }
+
+    /// btmon's `-v`-like tree: the line, then every field on its own indented line (list items one
+    /// per line below their field).
+    public var tree: String {
+        var text = line
+        for (name, value) in fields {
+            text.append("\n        ")
+            text.append(name)
+            text.append(": ")
+            switch value {
+            case .string(let string): text.append(PacketDescription.needsQuoting(string) ? JSONWriter.quoted(string) : string)
+            case .integer(let number): text.append(String(number))
+            case .bool(let flag): text.append(flag ? "yes" : "no")
+            case .strings(let list):
+                text.append(String(list.count))
+                for item in list {
+                    text.append("\n            ")
+                    text.append(PacketDescription.needsQuoting(item) ? JSONWriter.quoted(item) : item)
+                }
+            }
+        }
+        if let error {
+            text.append("\n        error: ")
+            text.append(error.description)
+        }
+        return text
+    }
+
+    /// Whether free text holds control characters, which the tree shows escaped and quoted.
+    static func needsQuoting(_ text: String) -> Bool {
+        text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
     }
 }

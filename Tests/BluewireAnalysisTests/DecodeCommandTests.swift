@@ -49,7 +49,7 @@ import Testing
 
     @Test func summaryPrintsTheCountsObject() throws {
         let path = AnalysisFixtures.captures.appendingPathComponent("horizon_treadmill_notify.btsnoop_hci.log").path
-        let result = try Self.run(["decode", path, "--summary"])
+        let result = try Self.run(["decode", path, "--summary", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(json["frames"] as? Int == 2572)
@@ -98,5 +98,58 @@ import Testing
             #expect(result.stderr.split(separator: "\n").count == 1, "\(label) \(flags): \(result.stderr)")
             #expect(result.stdout.isEmpty, "\(label) \(flags)")
         }
+    }
+
+    @Test func summaryWithoutJSONIsATable() throws {
+        let path = AnalysisFixtures.captures.appendingPathComponent("horizon_treadmill_notify.btsnoop_hci.log").path
+        let result = try Self.run(["decode", path, "--summary"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        #expect(lines.contains("frames 2572"), "\(result.stdout)")
+        #expect(lines.contains("0x1b Handle Value Notification 1047"), "\(result.stdout)")
+    }
+
+    @Test func truncatedSummaryCountsEveryCompleteRecordAndSaysWhereTheFileEnds() throws {
+        let bytes = AnalysisFixtures.bytes("horizon_treadmill_notify.btsnoop_hci.log")
+        let url = try Self.temporaryFile(Array(bytes.dropLast(7)))
+        defer { try? FileManager.default.removeItem(at: url) }
+        let json = try Self.run(["decode", url.path, "--summary", "--json"])
+        #expect(json.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["frames"] as? Int == 2571)
+        let truncated = try #require(object["truncated"] as? [String: Any])
+        #expect(truncated["record_index"] as? Int == 2571)
+        #expect((truncated["offset"] as? Int ?? 0) > 0)
+        #expect((truncated["reason"] as? String)?.contains("truncated") == true)
+        let text = try Self.run(["decode", url.path, "--summary"])
+        #expect(text.status == 1)
+        #expect(text.stdout.contains("truncated: record 2571 at offset"), "\(text.stdout)")
+        #expect(text.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func dashReadsStandardInputAndFiltersSelectRecords() throws {
+        let path = AnalysisFixtures.captures.appendingPathComponent("horizon_treadmill_notify.btsnoop_hci.log").path
+        let binary = try #require(Self.executable)
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["decode", "-", "--kind", "command", "--time", "delta"]
+        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let lines = stdout.split(separator: "\n")
+        #expect(lines.count == 95)
+        #expect(lines.allSatisfy { $0.contains(" < HCI Command: ") })
+        let reset = try Self.run(["decode", path, "--opcode", "0x0c03"])
+        #expect(reset.stdout.split(separator: "\n").count == 2, "\(reset.stdout)")
+        let att = try Self.run(["decode", path, "--cid", "0x0004", "--json"])
+        #expect(att.stdout.split(separator: "\n").count == 1659)
+        let verbose = try Self.run(["decode", path, "-v", "--opcode", "0x1009"])
+        #expect(verbose.stdout.contains("\n        address: "), "\(verbose.stdout)")
+        let bad = try Self.run(["decode", path, "--handle", "zz"])
+        #expect(bad.status != 0)
     }
 }

@@ -72,7 +72,7 @@ func expectCaptureAgreesWithTshark(_ path: String, sourceLocation: SourceLocatio
     #expect(tshark.count { $0.direction == 0 && $0.h4Type == 1 } > 5, "Bluewire's commands are missing", sourceLocation: sourceLocation)
 
     let binary = try ProcessRunner.bluewire
-    let summary = try await ProcessRunner.run(binary, ["decode", "--summary", path])
+    let summary = try await ProcessRunner.run(binary, ["decode", "--summary", "--json", path])
     #expect(summary.status == 0, "bluewire decode --summary: \(summary.standardError)", sourceLocation: sourceLocation)
     let object = try #require(try JSONSerialization.jsonObject(with: Data(summary.standardOutput.utf8)) as? [String: Any])
     for (key, expected) in tshark.summary.sorted(by: { $0.key < $1.key }) {
