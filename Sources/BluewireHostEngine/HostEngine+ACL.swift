@@ -11,10 +11,12 @@ extension HostEngine {
     mutating func receiveACL(_ payload: ArraySlice<UInt8>) {
         guard let packet = try? ACLPacket(decoding: payload) else { return }
         let result = reassembler.receive(packet)
-        guard let pdu = result.pdu, links[pdu.handle] != nil else { return }
+        guard let pdu = result.pdu, let index = links.index(forKey: pdu.handle) else { return }
         switch pdu.channelID {
         case .att:
-            links[pdu.handle]?.bearer.receive(pdu.payload, now: now)
+            // Through `values[index]`, mutated in place: `links[handle]?.` would move the whole
+            // link through an Optional, whose coroutine frame is heap-allocated on every packet.
+            links.values[index].bearer.receive(pdu.payload, now: now)
             drainBearer(handle: pdu.handle)
         case .leSignaling:
             receiveSignaling(handle: pdu.handle, payload: pdu.payload)
@@ -56,7 +58,7 @@ extension HostEngine {
 
     /// Acts on what the link's ATT bearer produced.
     mutating func drainBearer(handle: UInt16) {
-        while let output = links[handle]?.bearer.nextOutput() {
+        while let index = links.index(forKey: handle), let output = links.values[index].bearer.nextOutput() {
             switch output {
             case .send(let bytes):
                 sendL2CAP(handle: handle, channel: .att, payload: bytes)
