@@ -19,7 +19,7 @@ swift build --build-tests --quiet
 # undocumented parameter or a malformed article fails the run (the articles' code is compiled by
 # DocumentationSnippetsTests).
 echo "== documentation (DocC)"
-swift package --disable-sandbox generate-documentation --target Bluewire --warnings-as-errors >/dev/null
+swift package --disable-sandbox generate-documentation --target Bluewire --warnings-as-errors
 
 # Two runs: the CPU-bound unit and capture tests first, then the tests that talk to real peers and
 # wait on clocks (bumble, sockets, the host). On a 2-core machine the cooperative pool has two
