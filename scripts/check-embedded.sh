@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compiles the sans-I/O core modules under Embedded Swift for a Cortex-M target
-# (../shared/DESIGN.md rule 3): no Foundation, no Glibc, no existentials, typed throws only.
+# (Docs/Design.md, rule 3): no Foundation, no Glibc, no existentials, typed throws only.
 # Modules are compiled in dependency order, each against the ones below it.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the real-peer tests need (see PEERS.md in the team's shared docs):
+# Installs what the real-peer tests need (see Docs/Testing.md):
 #   - Debian packages: libbluetooth-dev (HCI socket headers), tshark (capture oracle),
 #     qemu-system-x86 + linux-image-amd64 + kmod (kernel VM), bluez-test-tools (btvirt, btmon),
 #     time (GNU time: peak RSS for scripts/rss-check.sh), qemu-system-arm + picolibc-arm-none-eabi +

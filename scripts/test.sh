@@ -15,6 +15,12 @@ bash scripts/check-embedded.sh
 echo "== build"
 swift build --build-tests --quiet
 
+# The Bluewire module's DocC catalog (Sources/Bluewire/Bluewire.docc): a broken symbol link, an
+# undocumented parameter or a malformed article fails the run (the articles' code is compiled by
+# DocumentationSnippetsTests).
+echo "== documentation (DocC)"
+swift package --disable-sandbox generate-documentation --target Bluewire --warnings-as-errors
+
 # Two runs: the CPU-bound unit and capture tests first, then the tests that talk to real peers and
 # wait on clocks (bumble, sockets, the host). On a 2-core machine the cooperative pool has two
 # threads: long CPU-bound tests running beside the peer tests would starve their timers.

@@ -22,7 +22,7 @@ extension BluetoothHost {
     /// `stopScan()`. One scan at a time: a second concurrent scan finishes with
     /// `HostError.scanAlreadyRunning`.
     ///
-    /// `onTransition` observes the scan's state machine (DESIGN.md: Disconnected.Initial →
+    /// `onTransition` observes the scan's state machine (Docs/Design.md: Disconnected.Initial →
     /// Disconnected.Scanning on StartScan, DeviceFound while scanning, back to Initial on StopScan or
     /// ScanCompleted); it is called on the host's executor, so it must not block.
     public func scan(

@@ -1,6 +1,6 @@
 import Logging
 
-/// One swift-log logger per layer (DESIGN.md: `trace` shows every packet, `debug` state changes).
+/// One swift-log logger per layer (Docs/Design.md: `trace` shows every packet, `debug` state changes).
 /// The sans-I/O layers do not log; they return diagnostics that the Host logs here.
 struct HostLoggers: Sendable {
     var transport: Logger

@@ -145,7 +145,7 @@ enum GATTDumpOutput {
             w.endObject()
         }
         w.endArray()
-        // The attribute table, in the form of GATT database files (DESIGN.md), values where known.
+        // The attribute table, in the form of GATT database files (Docs/DatabaseFormat.md), values where known.
         w.key("attributes")
         w.beginArray()
         for attribute in dump.attributes {

@@ -6,7 +6,7 @@ import BluewireTransport
 import Foundation
 import Logging
 
-/// Options every live command shares (DESIGN.md "Command line"): which controller to talk to, and
+/// Options every live command shares (Docs/CommandLine.md, "Conventions"): which controller to talk to, and
 /// whether to record the session.
 struct LiveOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(

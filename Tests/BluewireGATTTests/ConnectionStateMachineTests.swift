@@ -2,7 +2,7 @@ import BluewireGATT
 import Synchronization
 import Testing
 
-/// The expected transition table, written out by hand from DESIGN.md and the documented choices,
+/// The expected transition table, written out by hand from Docs/Design.md and the documented choices,
 /// independently of the implementation's `switch`. One row per state, one column per trigger, in
 /// this column order:
 ///

@@ -7,11 +7,11 @@ import Testing
 
 /// `ThroughputClient` against `ThroughputPeer`, two Bluewire hosts on a virtual link: every mode
 /// moves its packets without loss, and with radio timing the goodput stays within the physical limits
-/// of the link (PEERS.md "Physical limits"). Virtual time is deterministic, so the limit is a model
+/// of the link (Docs/Testing.md, "Physical limits"). Virtual time is deterministic, so the limit is a model
 /// check, not a timing assertion.
 @Suite("Throughput on the virtual link")
 struct ThroughputVirtualLinkTests {
-    /// One-way GATT goodput ceilings with 251-octet link-layer packets and ATT_MTU 247 (PEERS.md).
+    /// One-way GATT goodput ceilings with 251-octet link-layer packets and ATT_MTU 247 (Docs/Testing.md).
     static let ceilingLE1M = 790.9
     static let ceilingLE2M = 1_402.3
 

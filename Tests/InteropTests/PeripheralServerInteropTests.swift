@@ -58,7 +58,7 @@ func isRead(of handle: UInt16) -> @Sendable (PeripheralEvent) -> Bool {
 
 /// The Host as a GATT server (peripheral role) against bumble's GATT client as central: bumble
 /// discovers and reads the whole database, writes, subscribes, and receives notifications and
-/// indications. A fresh bumble link per test (PEERS.md).
+/// indications. A fresh bumble link per test (Docs/Testing.md).
 @Suite("Peripheral: GATT server against bumble centrals")
 struct PeripheralServerInteropTests {
     @Test func bumbleCentralDiscoversAndReadsWholeDatabaseIncludingLongValuesByReadBlob() async throws {

@@ -8,7 +8,7 @@ import PeerTestSupport
 
 /// Scanning against Google's bumble (PyPI): a bumble Device advertises on one controller of a
 /// LocalLink, Bluewire is the host of another, each test on a fresh link (bumble's controller keeps
-/// scanning and advertising state across Reset, PEERS.md).
+/// scanning and advertising state across Reset, Docs/Testing.md).
 ///
 /// Serialized: every test runs a Python process and a Swift host; one at a time keeps each well under
 /// ten seconds on a two-core machine while the rest of the suite runs in parallel.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kernel VM test: boots the machine's Debian kernel under virtme-ng (no KVM: see PEERS.md), loads
+# Kernel VM test: boots the machine's Debian kernel under virtme-ng (no KVM: see Docs/Testing.md), loads
 # the Bluetooth modules, starts BlueZ's btvirt (hci0 + hci1), and runs steps that drive hci0
 # through Bluewire's HCI user-channel transport. Prints one PASS/FAIL line; exits non-zero on failure.
 #

@@ -6,7 +6,7 @@ import BluewireHCI
 /// The central-side GATT client of one connection (Core Vol 3 Part G §4): discovery, reads, writes
 /// and subscriptions, each run as an operation on the connection's `GATTOperationQueue`, one at a time
 /// (ATT allows one outstanding request per bearer, Vol 3 Part F §3.3.2), and each driving the
-/// connection state machine (DESIGN.md).
+/// connection state machine (Docs/Design.md).
 ///
 /// ```swift
 /// let connection = try await host.connect(to: peripheral)

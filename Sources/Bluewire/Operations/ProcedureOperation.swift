@@ -26,8 +26,11 @@ where Procedure.Output: Sendable {
     public let requirements: OperationRequirements
     let makeProcedure: @Sendable (_ mtu: Int) -> Procedure
 
-    /// - Parameter makeProcedure: builds the procedure for the ATT_MTU in force when it runs (long
-    ///   reads and writes split values by it).
+    /// - Parameters:
+    ///   - requirements: what queue decorators must satisfy before the operation runs
+    ///     (`.authorization`: a link secure enough for the attributes it touches).
+    ///   - makeProcedure: builds the procedure for the ATT_MTU in force when it runs (long
+    ///     reads and writes split values by it).
     public init(requirements: OperationRequirements = [], _ makeProcedure: @escaping @Sendable (_ mtu: Int) -> Procedure) {
         self.requirements = requirements
         self.makeProcedure = makeProcedure

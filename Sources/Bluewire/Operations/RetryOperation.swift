@@ -28,7 +28,10 @@ public struct RetryOperation<Wrapped: GATTOperation>: GATTOperation {
     public let attempts: Int
     public let policy: RetryPolicy
 
-    /// - Parameter attempts: total attempts, including the first (values below 1 count as 1).
+    /// - Parameters:
+    ///   - wrapped: the operation to run again when it fails.
+    ///   - attempts: total attempts, including the first (values below 1 count as 1).
+    ///   - policy: decides from each failure whether another attempt is worth it.
     public init(_ wrapped: Wrapped, attempts: Int, policy: RetryPolicy) {
         self.wrapped = wrapped
         self.attempts = max(1, attempts)

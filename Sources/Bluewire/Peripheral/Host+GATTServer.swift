@@ -20,7 +20,7 @@ extension BluetoothHost {
         publishServerEvents()
     }
 
-    /// Loads a JSON database file (the attribute table of DESIGN.md, or the services form; see
+    /// Loads a JSON database file (the attribute-table or services form of Docs/DatabaseFormat.md; see
     /// `GATTDatabase.init(json:)`) and serves it.
     @discardableResult
     public func loadDatabase(jsonFile path: String, configuration: GATTServerConfiguration? = nil) throws(PeripheralError) -> GATTDatabase {

@@ -68,7 +68,7 @@ public enum ConnectionState: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
-    /// The superstate's name followed by the substate's, as DESIGN.md names them
+    /// The superstate's name followed by the substate's, as Docs/Design.md names them
     /// (`Connected.ReadingCharacteristic(notifications on)`).
     public var description: String {
         switch self {

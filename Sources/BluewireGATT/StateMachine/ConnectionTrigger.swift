@@ -40,7 +40,7 @@ public enum ConnectionTrigger: Hashable, Sendable, CaseIterable, CustomStringCon
     /// Leave `Error` and start over from `Disconnected.Initial`.
     case reset
 
-    /// The trigger's name as DESIGN.md spells it.
+    /// The trigger's name as Docs/Design.md spells it.
     public var description: String {
         switch self {
         case .startScan: return "StartScan"

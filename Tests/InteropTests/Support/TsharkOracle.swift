@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// What tshark (Wireshark's dissectors, PEERS.md §3) makes of a capture file: the per-kind counts
+/// What tshark (Wireshark's dissectors, Docs/Testing.md, "tshark") makes of a capture file: the per-kind counts
 /// that `bluewire decode --summary` also reports, and which frames it flags as malformed.
 struct TsharkCounts: Sendable {
     struct Frame: Sendable {
