@@ -26,6 +26,24 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+# bluez-test-tools pulls in bluez, whose bluetooth.service (bluetoothd) starts at boot and takes
+# every adapter: Bluewire's HCI user channel on hci0 then fails with "Device or resource busy".
+# Masked rather than disabled: `systemctl disable` needs a running systemd, which a chroot or
+# container lacks, while masking only writes a link to /dev/null.
+if [ -e /lib/systemd/system/bluetooth.service ] || [ -e /usr/lib/systemd/system/bluetooth.service ]; then
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  if [ "$(readlink /etc/systemd/system/bluetooth.service 2>/dev/null)" != /dev/null ]; then
+    echo "setup-test-env: masking bluetooth.service (bluetoothd would take the adapter from Bluewire)"
+    "${sudo_cmd[@]}" systemctl mask bluetooth.service >/dev/null 2>&1 \
+      || "${sudo_cmd[@]}" ln -sf /dev/null /etc/systemd/system/bluetooth.service
+    "${sudo_cmd[@]}" rm -f /etc/systemd/system/bluetooth.target.wants/bluetooth.service \
+      /etc/systemd/system/dbus-org.bluez.service
+    # A bluetoothd already running keeps the adapter until stopped.
+    "${sudo_cmd[@]}" systemctl stop bluetooth.service >/dev/null 2>&1 || true
+  fi
+fi
+
 # virtme-ng builds an initramfs around a statically linked busybox. Installing Debian's busybox-static
 # would remove the system's busybox, so the binary is taken out of the package into scripts/.cache.
 busybox=scripts/.cache/busybox-static/bin/busybox

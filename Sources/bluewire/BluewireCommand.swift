@@ -6,6 +6,7 @@ struct BluewireCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bluewire",
         abstract: "A Bluetooth Low Energy host stack that speaks HCI directly: decode, analyze, scan, GATT, serve, replay, throughput.",
+        version: BluewireCommand.version,
         subcommands: [
             DecodeCommand.self,
             AnalyzeCommand.self,
@@ -17,4 +18,7 @@ struct BluewireCommand: AsyncParsableCommand {
             ThroughputCommand.self,
         ]
     )
+
+    /// What `bluewire --version` prints.
+    static let version = "bluewire 0.1.0"
 }

@@ -14,7 +14,7 @@ struct GATTCommand: AsyncParsableCommand {
             Each command connects to ADDR (AA:BB:CC:DD:EE:FF for a public address, \
             AA:BB:CC:DD:EE:FF/random for a random one), exchanges ATT MTUs, discovers the database, \
             does its work and disconnects. HANDLE is 0x0003 or 3: a characteristic's value handle \
-            (its declaration handle works too) or a descriptor's handle.
+            (its declaration handle works too: it stands for the value handle) or a descriptor's handle.
             """,
         subcommands: [GATTDumpCommand.self, GATTReadCommand.self, GATTWriteCommand.self, GATTSubscribeCommand.self]
     )
@@ -45,31 +45,81 @@ struct GATTPeerOptions: ParsableArguments {
     }
 
     /// Starts the Host, connects, exchanges MTUs and discovers the whole database, runs `body`, then
-    /// disconnects and closes the Host (flushing `--capture`) whatever happened. Failures end the
-    /// process with one line on stderr and status 1.
-    func withPeripheral(_ body: (GATTClient, [GATTDiscoveredService]) async throws -> Void) async {
+    /// releases the controller (cancels a pending connection attempt, disconnects) and closes the
+    /// Host (flushing `--capture`) whatever happened: success, error, timeout, SIGINT/SIGTERM. A
+    /// link left up would make the next command's connection fail (bumble answers Command
+    /// Disallowed). Failures end the process with one line on stderr and status 1; a signal ends it
+    /// with status 130. `body` may take over SIGINT/SIGTERM through `interrupts`.
+    func withPeripheral(_ body: (GATTClient, [GATTDiscoveredService], CommandInterrupts) async throws -> Void) async {
         let host: BluetoothHost
         do {
             host = try await live.startHost()
         } catch {
             fail("\(error)")
         }
+        let interrupts = CommandInterrupts { Task { await host.release(); Foundation.exit(130) } }
+        defer { interrupts.cancel() }
+        var target = address
         do {
             let peer = try self.peer
-            let connection = try await host.connect(
-                to: peer, timeout: .microseconds(Int64((connectTimeout * 1_000_000).rounded())))
+            target = "\(peer)"
+            let connection: Connection
+            do {
+                connection = try await host.connect(
+                    to: peer, timeout: .microseconds(Int64((connectTimeout * 1_000_000).rounded())))
+            } catch {
+                await host.release()
+                fail("cannot connect to \(target): \(error)")
+            }
             let gatt = await connection.gatt
             // A server may refuse the exchange (Request Not Supported); 23 octets then.
             _ = try? await gatt.exchangeMTU()
             let services = try await gatt.discoverAll()
-            try await body(gatt, services)
-            if await connection.isConnected { try? await connection.disconnect() }
+            try await body(gatt, services, interrupts)
+        } catch let error as CLIError {
+            await host.release()
+            fail(error.message)
         } catch {
-            await host.close()
-            fail("\(error)")
+            await host.release()
+            fail("\(target): \(error)")
         }
-        await host.close()
+        await host.release()
     }
+}
+
+/// An error the CLI words itself: printed as is.
+struct CLIError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// SIGINT/SIGTERM while a command runs: the default action (release the controller, exit 130),
+/// or what a command installs for a phase of its own (`subscribe` stops receiving and unsubscribes).
+final class CommandInterrupts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var handler: @Sendable () -> Void
+    private var source: ScanInterrupt?
+
+    init(_ handler: @escaping @Sendable () -> Void) {
+        self.handler = handler
+        source = nil
+        source = ScanInterrupt { [weak self] in self?.fire() }
+    }
+
+    /// From now on a signal calls `handler` instead.
+    func replace(_ handler: @escaping @Sendable () -> Void) {
+        lock.lock(); defer { lock.unlock() }
+        self.handler = handler
+    }
+
+    private func fire() {
+        lock.lock()
+        let handler = self.handler
+        lock.unlock()
+        handler()
+    }
+
+    func cancel() { source?.cancel() }
 }
 
 /// An attribute handle on the command line: `0x0003` (hex) or `3` (decimal).
@@ -93,6 +143,17 @@ struct AttributeHandle: ExpressibleByArgument, CustomStringConvertible {
 }
 
 extension [GATTDiscoveredService] {
+    /// The handle to read or write for `handle`: a characteristic declaration's value handle, else
+    /// `handle` itself (a value or descriptor handle).
+    func valueHandle(for handle: UInt16) -> UInt16 {
+        for service in self {
+            if let found = service.characteristics.first(where: { $0.characteristic.handle == handle }) {
+                return found.characteristic.valueHandle
+            }
+        }
+        return handle
+    }
+
     /// The characteristic whose value (or declaration) is at `handle`.
     func characteristic(at handle: UInt16) -> GATTDiscoveredCharacteristic? {
         for service in self {
@@ -114,15 +175,28 @@ extension [GATTDiscoveredService] {
     }
 }
 
-/// `426c7565 "Blue"`: hex, and the text too when every byte is printable ASCII.
+/// `426c7565 "Blue"`: hex, and the text too when the bytes are valid UTF-8 without control
+/// characters; `(empty)` for a value of no bytes.
 func describeValue(_ bytes: [UInt8], limit: Int? = nil) -> String {
+    guard !bytes.isEmpty else { return "(empty)" }
     let shown = limit.map { Array(bytes.prefix($0)) } ?? bytes
     var text = hexString(shown)
     if shown.count < bytes.count { text += "… (\(bytes.count) bytes)" }
-    if !bytes.isEmpty, bytes.allSatisfy({ (0x20...0x7E).contains($0) }) {
-        text += " \"" + String(decoding: shown, as: UTF8.self) + (shown.count < bytes.count ? "…" : "") + "\""
+    if let string = printableText(shown) {
+        text += " \"" + string + (shown.count < bytes.count ? "…" : "") + "\""
     }
     return text
+}
+
+/// The bytes as text when they are valid UTF-8 with no control characters, else nil.
+func printableText(_ bytes: [UInt8]) -> String? {
+    guard let string = String(validating: bytes, as: UTF8.self) else { return nil }
+    guard string.unicodeScalars.allSatisfy({ !$0.properties.generalCategory.isControl }) else { return nil }
+    return string
+}
+
+extension Unicode.GeneralCategory {
+    fileprivate var isControl: Bool { self == .control || self == .unassigned }
 }
 
 /// A UUID as the output shows it: `0x2A00` or the 128-bit form.

@@ -26,7 +26,7 @@ struct GATTDumpCommand: AsyncParsableCommand {
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         let peer = try peripheral.peer
-        await peripheral.withPeripheral { gatt, _ in
+        await peripheral.withPeripheral { gatt, _, _ in
             let dump = try await gatt.dump()
             let mtu = await gatt.mtu
             print(json ? GATTDumpOutput.json(dump, peer: peer, mtu: mtu) : GATTDumpOutput.table(dump, peer: peer, mtu: mtu))

@@ -28,13 +28,14 @@ struct GATTReadCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        await peripheral.withPeripheral { gatt, services in
-            let value = long ? try await gatt.readLong(handle: handle.value) : try await gatt.read(handle: handle.value)
-            let uuid = services.characteristic(at: handle.value)?.characteristic.uuid ?? services.descriptor(at: handle.value)?.1.uuid
+        await peripheral.withPeripheral { gatt, services, _ in
+            let target = services.valueHandle(for: handle.value)
+            let value = long ? try await gatt.readLong(handle: target) : try await gatt.read(handle: target)
+            let uuid = services.characteristic(at: target)?.characteristic.uuid ?? services.descriptor(at: target)?.1.uuid
             if json {
                 var w = BluewireAnalysis.JSONWriter()
                 w.beginObject()
-                w.field("handle", "0x" + hex(handle.value, width: 4))
+                w.field("handle", "0x" + hex(target, width: 4))
                 if let uuid { w.field("uuid", uuidText(uuid)) }
                 w.field("value", hexString(value))
                 w.endObject()
@@ -69,6 +70,9 @@ struct GATTWriteCommand: AsyncParsableCommand {
     @Flag(name: .customLong("without-response"), help: "Send a Write Command (no acknowledgement).")
     var withoutResponse = false
 
+    @Flag(help: "Print one JSON object: handle, length, procedure.")
+    var json = false
+
     func validate() throws {
         guard let bytes = parseHex(value) else { throw ValidationError("invalid hex value \(value)") }
         guard bytes.count <= 512 else { throw ValidationError("a value holds at most 512 bytes (Core Vol 3 Part F §3.2.9)") }
@@ -76,20 +80,35 @@ struct GATTWriteCommand: AsyncParsableCommand {
 
     func run() async throws {
         let bytes = parseHex(value) ?? []
-        await peripheral.withPeripheral { gatt, _ in
+        await peripheral.withPeripheral { gatt, services, _ in
+            let target = services.valueHandle(for: handle.value)
             let mtu = await gatt.mtu
             let how: String
             if withoutResponse {
-                try await gatt.writeWithoutResponse(bytes, to: handle.value)
+                guard bytes.count <= mtu - 3 else {
+                    throw CLIError("a Write Command carries at most \(mtu - 3) bytes at ATT_MTU \(mtu): \(bytes.count) given (leave out --without-response for a long write)")
+                }
+                try await gatt.writeWithoutResponse(bytes, to: target)
                 how = "write command"
             } else if bytes.count > mtu - 3 {
-                try await gatt.writeLong(bytes, to: handle.value)
+                try await gatt.writeLong(bytes, to: target)
                 how = "prepared writes"
             } else {
-                try await gatt.write(bytes, to: handle.value)
+                try await gatt.write(bytes, to: target)
                 how = "write request"
             }
-            print("wrote \(bytes.count) bytes to \(handle) (\(how))")
+            let handleText = "0x" + hex(target, width: 4)
+            if json {
+                var w = BluewireAnalysis.JSONWriter()
+                w.beginObject()
+                w.field("handle", handleText)
+                w.field("length", bytes.count)
+                w.field("procedure", how.replacingOccurrences(of: " ", with: "_"))
+                w.endObject()
+                print(w.text)
+            } else {
+                print("wrote \(bytes.count) bytes to \(handleText) (\(how))")
+            }
         }
     }
 }
@@ -125,9 +144,13 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
-        await peripheral.withPeripheral { gatt, services in
+        await peripheral.withPeripheral { gatt, services, interrupts in
             guard let found = services.characteristic(at: handle.value) else {
-                throw ValidationError("no characteristic at \(handle)")
+                throw CLIError("no characteristic at \(handle)")
+            }
+            let needed: CharacteristicProperties = indicate ? .indicate : .notify
+            guard found.characteristic.properties.contains(needed) else {
+                throw CLIError("characteristic 0x\(hex(found.characteristic.valueHandle, width: 4)) does not support \(indicate ? "Indicate" : "Notify")")
             }
             let subscription = try await gatt.subscribe(to: found.characteristic, indications: indicate)
             let receiving = Task { () throws(GATTError) -> Int in
@@ -141,8 +164,7 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
                 return received
             }
             // Interrupted: stop receiving, then unsubscribe and disconnect as after --count.
-            let interrupt = ScanInterrupt { receiving.cancel() }
-            defer { interrupt.cancel() }
+            interrupts.replace { receiving.cancel() }
             _ = try await receiving.value
             try await gatt.unsubscribe(subscription)
         }

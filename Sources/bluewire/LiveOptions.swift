@@ -29,7 +29,9 @@ struct LiveOptions: ParsableArguments {
         let spec = try TransportSpec.resolve(transport)
         var base: any HCITransport
         var clock: any HostClock = SystemHostClock()
+        var isReplay = false
         if case .replay(let path) = spec {
+            isReplay = true
             base = try await LiveOptions.openReplay(path)
             // A replay's timers run in the capture's time (ReplayClock), as fast as the replay goes.
             if let replay = base as? ReplayTransport { clock = replay.hostClock }
@@ -50,6 +52,9 @@ struct LiveOptions: ParsableArguments {
         logger.logLevel = verbose ? .trace : .warning
         let host = BluetoothHost(transport: base, configuration: configuration, clock: clock, logger: logger)
         try await host.start()
+        // What a previous process left on the controller (bumble's Reset clears nothing). Not
+        // in a replay: the capture holds only what its recorder sent.
+        if !isReplay { await host.clearControllerLeftovers() }
         return host
     }
 

@@ -119,11 +119,17 @@ enum ScanText {
 
 /// The JSON-lines form of a discovered device (one object, no newline inside).
 enum ScanJSON {
+    /// The TX Power Level the device advertised (in its advertising data or scan response), if any.
+    static func advertisedTxPower(_ device: DiscoveredDevice) -> Int8? {
+        AdvertisingData(device.advertisingData).txPowerLevel
+            ?? device.scanResponse.flatMap { AdvertisingData($0).txPowerLevel }
+    }
+
     static func line(_ device: DiscoveredDevice) -> String {
         var json = JSONWriter()
         json.beginObject()
         json.field("address", device.address.hexString)
-        json.field("addressType", ScanText.addressTypeName(device.addressType))
+        json.field("address_type", ScanText.addressTypeName(device.addressType))
         json.key("rssi")
         if device.rssi == ScanText.rssiNotAvailable { json.null() } else { json.integer(device.rssi) }
         json.key("name")
@@ -139,7 +145,7 @@ enum ScanJSON {
             json.endObject()
         }
         json.endArray()
-        json.key("manufacturerData")
+        json.key("manufacturer_data")
         json.beginArray()
         for entry in device.manufacturerData {
             json.beginObject()
@@ -148,7 +154,7 @@ enum ScanJSON {
             json.endObject()
         }
         json.endArray()
-        json.key("serviceData")
+        json.key("service_data")
         json.beginArray()
         for entry in device.serviceData {
             json.beginObject()
@@ -157,15 +163,15 @@ enum ScanJSON {
             json.endObject()
         }
         json.endArray()
-        if let txPower = device.txPower {
-            json.key("txPower")
-            json.integer(txPower)
-        }
+        // The TX Power Level AD type only (Core Supplement Part A §1.5): an extended report's
+        // TX_Power is the controller's figure, which bumble reports as 0 for every advertiser.
+        json.key("tx_power")
+        if let txPower = ScanJSON.advertisedTxPower(device) { json.integer(txPower) } else { json.null() }
         if let appearance = device.appearance {
             json.field("appearance", "0x" + hex(appearance, width: 4).uppercased())
         }
-        json.field("advertisingData", hexString(device.advertisingData))
-        json.key("scanResponse")
+        json.field("advertising_data", hexString(device.advertisingData))
+        json.key("scan_response")
         if let response = device.scanResponse { json.string(hexString(response)) } else { json.null() }
         json.endObject()
         return json.text

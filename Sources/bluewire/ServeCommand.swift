@@ -49,6 +49,10 @@ struct ServeCommand: AsyncParsableCommand {
         guard let db else { return await ServeThroughput.run(name: name, maxConnections: maxConnections, json: json, live: live) }
         // The database is checked before the controller is touched.
         let database: GATTDatabase
+        // Worded as `decode` words it: "cannot open FILE: reason".
+        let descriptor = open(db, O_RDONLY)
+        guard descriptor >= 0 else { fail("cannot open \(db): \(String(cString: strerror(errno)))") }
+        close(descriptor)
         do {
             database = try GATTDatabase(jsonBytes: Array(try Data(contentsOf: URL(fileURLWithPath: db)))[...])
         } catch let error as GATTDatabaseFileError {
@@ -79,7 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             plan = try await host.startAdvertising(advertisement)
         } catch {
-            await host.close()
+            await host.release()
             fail("\(error)")
         }
         let address = await host.advertisingAddress

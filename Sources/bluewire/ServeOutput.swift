@@ -1,6 +1,7 @@
 import Bluewire
 import BluewireCore
 import BluewireGATT
+import BluewireHCI
 import Foundation
 
 /// Formats `serve`'s events, one line each, as text or JSON lines, and writes them unbuffered (a
@@ -8,11 +9,14 @@ import Foundation
 struct ServeOutput: Sendable {
     let json: Bool
 
+    /// What is on the air: the name as the advertising data carries it (what every scanner sees
+    /// first), then exactly what the advertising data and the scan response hold.
     func advertising(name advertisement: Advertisement, address: BluetoothAddress?, plan: AdvertisingPlan, attributes: Int) {
-        var name = ""
-        for element in advertisement.data + advertisement.scanResponse {
+        var name: String?
+        var shortened = false
+        for element in advertisement.data {
             if case .completeLocalName(let text) = element { name = text }
-            if case .shortenedLocalName(let text) = element, name.isEmpty { name = text }
+            if case .shortenedLocalName(let text) = element, name == nil { name = text; shortened = true }
         }
         let kind: String
         switch plan.kind {
@@ -20,8 +24,23 @@ struct ServeOutput: Sendable {
         case .extended(let legacyPDUs): kind = legacyPDUs ? "extended commands, legacy PDUs" : "extended"
         }
         let where_ = address.map { "\($0)" } ?? "?"
-        emit(text: "advertising \"\(name)\" as \(where_) (\(kind)), serving \(attributes) attributes",
-             json: ["event": "advertising", "name": name, "address": where_, "kind": kind, "attributes": attributes])
+        let data = advertisement.data.map(ServeAdvertisingText.describe)
+        let response = advertisement.scanResponse.map(ServeAdvertisingText.describe)
+        let nameText = name.map { "\"\($0)\"" + (shortened ? " (shortened)" : "") } ?? "(no name)"
+        if json {
+            var object: [String: any Sendable] = [
+                "event": "advertising", "address": where_, "kind": kind, "attributes": attributes,
+                "advertising_data": data, "scan_response": response,
+                "advertising_data_hex": hexString(plan.advertisingData), "scan_response_hex": hexString(plan.scanResponseData),
+            ]
+            if let name { object["name"] = name }
+            object["name_shortened"] = shortened
+            emit(text: "", json: object)
+        } else {
+            emit(text: "advertising \(nameText) as \(where_) (\(kind)), serving \(attributes) attributes", json: [:])
+            emit(text: "  advertising data: " + (data.isEmpty ? "(empty)" : data.joined(separator: "; ")), json: [:])
+            emit(text: "  scan response: " + (response.isEmpty ? "(empty)" : response.joined(separator: "; ")), json: [:])
+        }
     }
 
     func print(_ event: PeripheralEvent) {
@@ -85,9 +104,30 @@ struct ServeOutput: Sendable {
 
     private func emit(text: String, json object: [String: any Sendable]) {
         var line = text
-        if json, let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
+        if json, let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
             line = String(decoding: data, as: UTF8.self)
         }
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
+
+/// AD structures as `serve` prints them (Core Supplement Part A §1).
+enum ServeAdvertisingText {
+    static func describe(_ element: ADElement) -> String {
+        switch element {
+        case .flags(let flags): "flags 0x" + hex(flags.rawValue, width: 2)
+        case .serviceUUIDs(let uuids, let complete):
+            (complete ? "complete" : "incomplete") + " service list " + uuids.map(\.shortString).joined(separator: ",")
+        case .completeLocalName(let name): "complete local name \"\(name)\""
+        case .shortenedLocalName(let name): "shortened local name \"\(name)\""
+        case .txPowerLevel(let level): "tx power \(level) dBm"
+        case .appearance(let value): "appearance 0x" + hex(value, width: 4)
+        case .manufacturerSpecificData(let company, let data): "manufacturer 0x" + hex(company, width: 4) + " " + hexString(data)
+        case .serviceData(let uuid, let data): "service data \(uuid.shortString) " + hexString(data)
+        case .peripheralConnectionIntervalRange(let min, let max): "connection interval 0x\(hex(min, width: 4))-0x\(hex(max, width: 4))"
+        case .uri(let bytes): "uri " + hexString(bytes)
+        case .leRole(let role): "le role 0x" + hex(role, width: 2)
+        case .raw(let type, let data): "type 0x\(hex(type.rawValue, width: 2)) " + hexString(data)
+        }
     }
 }

@@ -103,7 +103,7 @@ struct ThroughputPeerOutput: Sendable {
 
     private func emit(text: String, json object: [String: any Sendable]) {
         var line = text
-        if json, let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
+        if json, let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
             line = String(decoding: data, as: UTF8.self)
         }
         FileHandle.standardOutput.write(Data((line + "\n").utf8))

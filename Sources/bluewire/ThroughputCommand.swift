@@ -42,7 +42,7 @@ struct ThroughputCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("ATT MTU to offer in the exchange (23...517, default 517).", valueName: "n"))
     var mtu: Int?
 
-    @Option(help: ArgumentHelp("Seconds to measure (default 10).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds to measure.", valueName: "seconds"))
     var duration: Double = 10
 
     @Option(help: ArgumentHelp("Octets per written packet (default: ATT_MTU - 3, at most 512).", valueName: "n"))
@@ -102,12 +102,15 @@ struct ThroughputCommand: AsyncParsableCommand {
         } catch {
             fail("\(error)")
         }
+        // SIGINT/SIGTERM: cancel the attempt or disconnect before exiting.
+        let interrupts = CommandInterrupts { Task { await host.release(); Foundation.exit(130) } }
+        defer { interrupts.cancel() }
         let connection: Connection
         do {
             connection = try await host.connect(to: peer)
         } catch {
-            await host.close()
-            fail("\(error)")
+            await host.release()
+            fail("cannot connect to \(peer): \(error)")
         }
         let progressLine = ThroughputProgressLine(mode: mode)
         let report: ThroughputReport
@@ -115,12 +118,15 @@ struct ThroughputCommand: AsyncParsableCommand {
             report = try await ThroughputClient(connection: connection).run(options) { progressLine.show($0) }
         } catch {
             progressLine.finish()
-            await host.close()
-            fail("\(error)")
+            await host.release()
+            fail("\(peer): \(error)")
         }
         progressLine.finish()
-        try? await connection.disconnect()
-        await host.close()
+        await host.release()
+        if report.phyRequestFailed, let asked = phy {
+            let used = report.phy.map { "LE \(ThroughputReportOutput.phyName($0.tx).uppercased()) transmit, \(ThroughputReportOutput.phyName($0.rx).uppercased()) receive" } ?? "an unknown PHY"
+            FileHandle.standardError.write(Data("bluewire: warning: the PHY did not change to \(asked) (refused or no answer): measured on \(used)\n".utf8))
+        }
         ThroughputReportOutput.print(report, json: json)
     }
 }

@@ -62,7 +62,7 @@ enum ThroughputReportOutput {
     static func jsonLine(_ report: ThroughputReport) -> String {
         var object: [String: Any] = [
             "mode": report.mode.rawValue, "mtu": report.mtu, "payload_length": report.payloadLength,
-            "elapsed_seconds": Double(report.elapsed.microseconds) / 1_000_000,
+            "elapsed_seconds": (Double(report.elapsed.microseconds) / 1_000).rounded() / 1_000,
             "packets": report.packets, "octets": report.octets,
             "kilobits_per_second": rounded(report.kilobitsPerSecond), "packets_per_second": rounded(report.packetsPerSecond),
         ]
@@ -76,7 +76,7 @@ enum ThroughputReportOutput {
                 "p90": latency.p90.microseconds, "p99": latency.p99.microseconds, "max": latency.maximum.microseconds,
             ]
         }
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }
 

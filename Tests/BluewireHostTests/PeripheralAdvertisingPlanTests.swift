@@ -169,19 +169,24 @@ struct PeripheralAdvertisementLayoutTests {
         let advertisement = try Advertisement(name: "Chat", services: [BluetoothUUID(0x180D)])
         #expect(advertisement.data == [
             .flags([.leGeneralDiscoverableMode, .brEdrNotSupported]),
-            .serviceUUIDs([BluetoothUUID(0x180D)], complete: true),
             .completeLocalName("Chat"),
+            .serviceUUIDs([BluetoothUUID(0x180D)], complete: true),
         ])
         #expect(advertisement.scanResponse.isEmpty)
     }
 
-    @Test func aNameThatDoesNotFitBesideA128BitServiceGoesToTheScanResponse() throws {
+    @Test func aNameThatDoesNotFitBesideA128BitServiceIsShortenedInTheAdvertisingData() throws {
         let service = BluetoothUUID(parsing: "6e400001-b5a3-f393-e0a9-e50e24dcca9e")!
         let advertisement = try Advertisement(name: "Magic 8-Ball", services: [service])
-        #expect(advertisement.data.count == 2)
+        // Passive scanners see a name too: shortened beside the UUID, complete in the scan response.
+        #expect(advertisement.data == [
+            .flags([.leGeneralDiscoverableMode, .brEdrNotSupported]),
+            .shortenedLocalName("Magic 8-"),
+            .serviceUUIDs([service], complete: true),
+        ])
         #expect(advertisement.scanResponse == [.completeLocalName("Magic 8-Ball")])
         let plan = try AdvertisingPlan(advertisement, controller: TestControllers.bumbleLike)
-        #expect(plan.advertisingData.count == 21 && plan.scanResponseData.count == 14)
+        #expect(plan.advertisingData.count == 31 && plan.scanResponseData.count == 14)
     }
 
     @Test func aNameTooLongForEitherIsShortenedAndMarkedSo() throws {

@@ -27,18 +27,21 @@ extension ScanInteropTests {
             let mine = objects.filter { ($0["address"] as? String) == address.hexString }
             let device = try #require(mine.last, "no line for \(address) in:\n\(result.standardOutput)")
             #expect(objects.count == mine.count, "the --name filter let other devices through")
-            #expect(device["addressType"] as? String == "random")
+            #expect(device["address_type"] as? String == "random")
             #expect(device["name"] as? String == fixture.name)
             #expect(device["connectable"] as? Bool == true)
             #expect((device["rssi"] as? Int).map { $0 < 0 } == true)
             let services = try #require(device["services"] as? [[String: Any]])
             #expect(services.compactMap { $0["uuid"] as? String } == ["0x180D", "0x180F"])
             #expect(services.compactMap { $0["name"] as? String } == ["Heart Rate", "Battery"])
-            let manufacturer = try #require(device["manufacturerData"] as? [[String: Any]])
+            let manufacturer = try #require(device["manufacturer_data"] as? [[String: Any]])
             #expect(manufacturer.count == 1)
             #expect(manufacturer.first?["company"] as? String == "0xFFFF")
             #expect(manufacturer.first?["data"] as? String == "010203")
-            #expect((device["advertisingData"] as? String)?.count == 2 * fixture.advertisingDataLength)
+            #expect((device["advertising_data"] as? String)?.count == 2 * fixture.advertisingDataLength)
+            // The fixture advertises no TX Power Level: null, not bumble's report TX_Power of 0.
+            #expect(device.keys.contains("tx_power") && device["tx_power"] is NSNull, "tx_power: \(device["tx_power"] ?? "absent")")
+            #expect(!result.standardOutput.contains("\\/"), "no escaped slashes")
         }
     }
 

@@ -3,6 +3,7 @@ import Bluewire
 import BluewireCore
 import BluewireGATT
 import ExampleSupport
+import Foundation
 
 /// A chat room member: connects to the room, prints the recent messages and then every message
 /// anyone writes, and sends each line of standard input (or each --say) as "nick: line". Leaves at
@@ -29,6 +30,14 @@ struct ChatCentral: AsyncParsableCommand {
 
     func run() async throws {
         let host = await options.startHost()
+        // SIGINT/SIGTERM: cancel the attempt or disconnect before exiting (a link left up blocks
+        // the controller for the next program).
+        let stop = Task {
+            _ = await StopSignal.wait()
+            await host.release()
+            Foundation.exit(130)
+        }
+        defer { stop.cancel() }
         let address = await findPeripheral(on: host, address: peer, service: ChatRoomProfile.service)
         let inbox = Inbox()
         do {
@@ -36,11 +45,13 @@ struct ChatCentral: AsyncParsableCommand {
             let gatt = await connection.gatt
             let mtu = try await gatt.exchangeMTU()
             guard let service = try await gatt.discoverServices(uuid: ChatRoomProfile.service).first else {
+                await host.release()
                 exitWithError("\(address) has no chat room")
             }
             let characteristics = try await gatt.discoverCharacteristics(of: service)
             guard let message = characteristics.first(where: { $0.uuid == ChatRoomProfile.message }),
                   let room = characteristics.first(where: { $0.uuid == ChatRoomProfile.room }) else {
+                await host.release()
                 exitWithError("\(address): the chat room service lacks its characteristics")
             }
             let history = try await gatt.read(room)
@@ -66,11 +77,11 @@ struct ChatCentral: AsyncParsableCommand {
                 }
             }
             listener.cancel()
-            try await connection.disconnect()
         } catch {
-            exitWithError("\(error)")
+            await host.release()
+            exitWithError("\(address): \(error)")
         }
-        await host.close()
+        await host.release()
     }
 
     /// Writes one message (with response: the room refuses empty, overlong or non-UTF-8 ones) and

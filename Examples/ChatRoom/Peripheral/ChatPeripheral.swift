@@ -57,8 +57,7 @@ struct ChatPeripheral: AsyncParsableCommand {
         let signal = await StopSignal.wait()
         relay.cancel()
         try? await host.stopAdvertising()
-        for connection in await host.connections { try? await connection.disconnect() }
-        await host.close()
+        await host.release()
         say("chat room closed (signal \(signal))")
     }
 }

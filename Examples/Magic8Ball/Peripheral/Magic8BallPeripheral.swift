@@ -68,9 +68,7 @@ struct Magic8BallPeripheral: AsyncParsableCommand {
         }
         _ = await StopSignal.wait()
         oracle.cancel()
-        try? await host.stopAdvertising()
-        for connection in await host.connections { try? await connection.disconnect() }
-        await host.close()
+        await host.release()
         say("\(name) stopped")
     }
 }

@@ -11,34 +11,61 @@ struct AdvertisingLayout {
     private var responseBuilder = AdvertisingDataBuilder(maxLength: AdvertisingDataBuilder.legacyMaxLength)
 
     /// Fails with the first extra structure that fits neither buffer.
+    ///
+    /// A name stays in the advertising data, where passive scanners and every scanner's first
+    /// glance see it: complete when it fits beside the first service UUID, else shortened and marked
+    /// so (Core Supplement Part A §1.2) with the complete name in the scan response. The service
+    /// list follows it, complete or marked incomplete (§1.1), the whole list then in the scan
+    /// response when it fits there.
     init(name: String?, services: [BluetoothUUID], extra: [ADElement]) throws(PeripheralError) {
         // Flags mark the device discoverable (Core Vol 3 Part C §9.2.4, §11.1.3).
         _ = add(.flags([.leGeneralDiscoverableMode, .brEdrNotSupported]), toResponse: false)
-        if !services.isEmpty && !add(.serviceUUIDs(services, complete: true), toResponse: false) {
-            // Core Supplement Part A §1.1: a partial list is marked incomplete. The whole list goes to
-            // the scan response when it fits there.
-            let wholeInResponse = add(.serviceUUIDs(services, complete: true), toResponse: true)
-            var kept = services
-            while kept.count > 1 {
-                kept.removeLast()
-                if add(.serviceUUIDs(kept, complete: false), toResponse: false) { break }
-            }
-            if !wholeInResponse && kept.count == 1 { _ = add(.serviceUUIDs(kept, complete: false), toResponse: true) }
+        if let name, !name.isEmpty {
+            placeName(name, beside: services)
         }
-        if let name, !name.isEmpty, !add(.completeLocalName(name), toResponse: false),
-           !add(.completeLocalName(name), toResponse: true) {
-            // Supplement §1.2: a shortened name is marked as such; it fills what the data has left.
-            var shortened = Substring(name)
-            while shortened.count > 1 {
-                shortened = shortened.dropLast()
-                if add(.shortenedLocalName(String(shortened)), toResponse: false) { break }
-            }
-        }
+        placeServices(services)
         for element in extra where !add(element, toResponse: false) && !add(element, toResponse: true) {
             do { try dataBuilder.append(element) } catch {
                 throw .advertisingData(error, scanResponse: false)
             }
         }
+    }
+
+    /// The name, leaving room in the advertising data for the first service UUID when there is one.
+    private mutating func placeName(_ name: String, beside services: [BluetoothUUID]) {
+        let whole = Self.size(.completeLocalName(name))
+        let allServices = services.isEmpty ? 0 : Self.size(.serviceUUIDs(services, complete: true))
+        let firstService = services.isEmpty ? 0 : Self.size(.serviceUUIDs([services[0]], complete: false))
+        if whole + allServices <= dataBuilder.remaining || whole + firstService <= dataBuilder.remaining {
+            _ = add(.completeLocalName(name), toResponse: false)
+            return
+        }
+        // Shortened to what is left beside the first UUID, or to the whole room if not even one
+        // character fits there.
+        var room = dataBuilder.remaining - firstService - 2
+        if room < 1 { room = dataBuilder.remaining - 2 }
+        var shortened = Substring(name)
+        while !shortened.isEmpty && shortened.utf8.count > room { shortened = shortened.dropLast() }
+        if !shortened.isEmpty { _ = add(.shortenedLocalName(String(shortened)), toResponse: false) }
+        _ = add(.completeLocalName(name), toResponse: true)
+    }
+
+    /// The service UUIDs: as many as fit the advertising data (marked incomplete if not all), the
+    /// whole list in the scan response when the advertising data could not hold it.
+    private mutating func placeServices(_ services: [BluetoothUUID]) {
+        guard !services.isEmpty, !add(.serviceUUIDs(services, complete: true), toResponse: false) else { return }
+        let wholeInResponse = add(.serviceUUIDs(services, complete: true), toResponse: true)
+        var kept = services
+        while kept.count > 1 {
+            kept.removeLast()
+            if add(.serviceUUIDs(kept, complete: false), toResponse: false) { return }
+        }
+        if !wholeInResponse { _ = add(.serviceUUIDs(kept, complete: false), toResponse: true) }
+    }
+
+    /// Octets `element` takes in advertising data (its AD structures with their headers).
+    private static func size(_ element: ADElement) -> Int {
+        (try? AdvertisingDataBuilder.encode([element], maxLength: AdvertisingDataBuilder.extendedMaxLength))?.count ?? Int.max / 2
     }
 
     /// Appends `element` to the advertising data or the scan response if it fits there.

@@ -34,4 +34,14 @@ extension ThroughputClient {
             return first
         }
     }
+
+    /// The PHYs in force on the link (LE Read PHY, Core Vol 4 Part E §7.8.47), or nil if the
+    /// controller does not say.
+    func readPHY() async -> (tx: UInt8, rx: UInt8)? {
+        let handle = connection.handle
+        guard let response = try? await connection.host.send(.leReadPHY(ConnectionHandleParameter(connectionHandle: handle))),
+              let phys = try? response.returnParameters(LEReadPHYReturn.self, opcode: .leReadPHY),
+              phys.status.isSuccess else { return nil }
+        return (phys.txPHY, phys.rxPHY)
+    }
 }

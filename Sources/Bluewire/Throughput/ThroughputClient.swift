@@ -74,7 +74,10 @@ public struct ThroughputClient: Sendable {
         }
         let mtu = await gatt.mtu
         let (characteristic, report) = try await locate(options, gatt)
-        let phy = if let phys = options.phy { await requestPHY(phys) } else { Optional<(tx: UInt8, rx: UInt8)>.none }
+        var phy = if let phys = options.phy { await requestPHY(phys) } else { Optional<(tx: UInt8, rx: UInt8)>.none }
+        let phyRequestFailed = options.phy != nil && phy == nil
+        // The report always says which PHY the run used: the one asked for, or the link's.
+        if phy == nil { phy = await readPHY() }
         var result: ThroughputReport
         switch options.mode {
         case .notify:
@@ -87,6 +90,7 @@ public struct ThroughputClient: Sendable {
                                              mtu: mtu, progress: progress)
         }
         result.phy = phy.map { ThroughputReport.PHYs(tx: $0.tx, rx: $0.rx) }
+        result.phyRequestFailed = phyRequestFailed
         return result
     }
 

@@ -65,8 +65,12 @@ public struct ThroughputReport: Sendable, Hashable {
     public var outOfOrder: Int?
     /// Round-trip latency percentiles (acknowledged modes).
     public var latency: LatencyPercentiles?
-    /// The PHYs the link moved to when the run asked for some (`ThroughputOptions.phy`).
+    /// The PHYs the run measured on: those the link moved to when the run asked for some
+    /// (`ThroughputOptions.phy`), else those LE Read PHY reported; nil if neither is known.
     public var phy: PHYs?
+    /// The run asked for a PHY (`ThroughputOptions.phy`) and the controller refused, did not answer
+    /// within the timeout, or the link layer did not change it: the run measured on `phy`.
+    public var phyRequestFailed = false
 
     /// A link's PHY each way (Core Vol 4 Part E §7.7.65.12: 1 = LE 1M, 2 = LE 2M, 3 = LE Coded).
     public struct PHYs: Sendable, Hashable {

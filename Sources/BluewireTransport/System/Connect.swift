@@ -11,7 +11,8 @@ extension FileDescriptor {
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
             // getaddrinfo reports through its own codes; EAI_SYSTEM means errno holds the reason.
-            let errno = status == EAI_SYSTEM ? Errno.current : Errno(rawValue: ENOENT)
+            // Otherwise errno is meaningless ("No such file or directory" for an unknown host).
+            let errno = status == EAI_SYSTEM ? Errno.current : Errno(rawValue: 0)
             let reason = gai_strerror(status).map { String(cString: $0) } ?? "\(status)"
             throw SystemCallError("getaddrinfo(\(host)): \(reason)", errno)
         }

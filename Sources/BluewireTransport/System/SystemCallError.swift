@@ -46,7 +46,9 @@ public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertibl
         self.errno = errno
     }
 
-    public var description: String { "\(call): \(errno)" }
+    /// Errno 0 marks a failure that reports through its own codes (getaddrinfo's EAI_*): `call`
+    /// then says it all, and "Success" would only mislead.
+    public var description: String { errno.rawValue == 0 ? call : "\(call): \(errno)" }
 }
 
 /// Runs `body` until it returns something other than -1 with `EINTR` (a signal interrupted the call
