@@ -39,7 +39,7 @@ run_tests() {
 }
 # The peer tests run one at a time: several of them wait on subprocesses and wall clocks, and with
 # two cooperative threads in parallel they would starve each other's timers.
-peers='InteropTests|BluewireTransportTests|BluewireHostTests'
+peers='InteropTests|BluewireTransportTests|BluewireHostTests|BluewireHostEngineTests'
 run_tests units --skip "$peers"
 
 # Every libFuzzer target (Fuzz/README.md) replays its committed corpus and crash regressions, then
@@ -51,6 +51,12 @@ run_tests peers --no-parallel --filter "$peers"
 
 echo "== memory flat: decoding a capture 10x larger (peak RSS)"
 BLUEWIRE_BINARY="$(swift build --show-bin-path)/bluewire" bash scripts/rss-check.sh
+
+# The Embedded Swift firmware images (Examples/Firmware) under QEMU's mps2-an386, their H4 UART on a
+# bumble controller: the peripheral image serves a bumble central, the central image reads a bumble
+# peripheral.
+echo "== firmware under QEMU (both roles)"
+bash scripts/firmware-test.sh
 
 echo "== kernel HCI user-channel test (VM)"
 bash scripts/vm/run-kernel-test.sh
