@@ -49,3 +49,25 @@ struct ExampleMagic8BallInteropTests {
         }
     }
 }
+
+extension ExampleMagic8BallInteropTests {
+    /// An answer longer than 20 octets (the payload of a notification at the default ATT_MTU of 23)
+    /// arrives whole: the central exchanges the MTU, and reads the value (Read Blob) if a
+    /// notification may have been cut.
+    @Test func anAnswerLongerThanTwentyOctetsArrivesWhole() async throws {
+        let asked = try #require((0..<10_000).lazy.map { "Question \($0)?" }.first {
+            Magic8BallProfile.answer(to: Array($0.utf8)).utf8.count > 20
+        })
+        let expected = Magic8BallProfile.answer(to: Array(asked.utf8))
+        let address = newStaticAddress()
+        try await withBumblePeer([.tcp, .tcp], arguments: []) { peer in
+            let ball = try PeripheralProcess("magic8ball-peripheral", ["--transport", peer.transports[0], "--own-address", address.hexString])
+            defer { ball.stop() }
+            try await ball.first("the ball to be ready") { $0.hasPrefix("Magic 8-Ball ready as \(address)") }
+            let central = try PeripheralProcess("magic8ball-central", ["--transport", peer.transports[1], "--peer", address.hexString, asked])
+            defer { central.stop() }
+            #expect(await central.exitStatus() == 0, "stderr: \(central.standardError)")
+            #expect(await central.lines.events == [expected], "\(expected.utf8.count)-octet answer")
+        }
+    }
+}
