@@ -69,7 +69,9 @@ struct GATTPeerOptions: ParsableArguments {
                     to: peer, timeout: .microseconds(Int64((connectTimeout * 1_000_000).rounded())))
             } catch {
                 await host.release()
-                fail("cannot connect to \(target): \(error)")
+                // Every connection error names the address tried (once).
+                let reason = "\(error)"
+                fail(reason.contains(target) ? reason : "cannot connect to \(target): \(reason)")
             }
             let gatt = await connection.gatt
             // A server may refuse the exchange (Request Not Supported); 23 octets then.
