@@ -90,9 +90,10 @@ struct GATTPeerOptions: ParsableArguments {
 }
 
 /// An error the CLI words itself: printed as is.
-struct CLIError: Error {
+struct CLIError: Error, CustomStringConvertible {
     var message: String
     init(_ message: String) { self.message = message }
+    var description: String { message }
 }
 
 /// SIGINT/SIGTERM while a command runs: the default action (release the controller, exit 130),

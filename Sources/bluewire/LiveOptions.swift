@@ -36,7 +36,13 @@ struct LiveOptions: ParsableArguments {
             // A replay's timers run in the capture's time (ReplayClock), as fast as the replay goes.
             if let replay = base as? ReplayTransport { clock = replay.hostClock }
         } else {
-            base = try await spec.open()
+            do {
+                base = try await spec.open()
+            } catch {
+                // The error says what failed (connect: Connection refused); the user needs to
+                // know which controller it was.
+                throw CLIError("cannot open \(spec): \(error)")
+            }
         }
         if let capture {
             base = try CaptureTap(wrapping: base, path: capture)

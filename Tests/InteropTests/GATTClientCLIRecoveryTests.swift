@@ -37,6 +37,7 @@ extension GATTClientCLIInteropTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(read.standardOutput.utf8)) as? [String: Any])
         #expect(object["handle"] as? String == controlText)
         #expect(object["value"] as? String == "00")
+        expectSnakeCaseKeys(object)
 
         let write = try await peripheral.run(["write", peripheral.address, controlText, "c0ffee", "--json"])
         #expect(write.status == 0, "stderr: \(write.standardError)")
@@ -44,6 +45,7 @@ extension GATTClientCLIInteropTests {
         #expect(written["handle"] as? String == controlText)
         #expect(written["length"] as? Int == 3)
         #expect(written["procedure"] as? String == "write_request")
+        expectSnakeCaseKeys(written)
     }
 
     @Test("a connection attempt that times out is cancelled: the next command connects")
