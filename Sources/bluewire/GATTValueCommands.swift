@@ -159,7 +159,8 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
             }
             let needed: CharacteristicProperties = indicate ? .indicate : .notify
             guard found.characteristic.properties.contains(needed) else {
-                throw CLIError("characteristic 0x\(hex(found.characteristic.valueHandle, width: 4)) does not support \(indicate ? "Indicate" : "Notify")")
+                // The handle as the user typed it (value or declaration), the property by its name.
+                throw CLIError("characteristic 0x\(hex(handle.value, width: 4)) does not support \(indicate ? "Indicate" : "Notify")")
             }
             let subscription = try await gatt.subscribe(to: found.characteristic, indications: indicate)
             let receiving = Task { () throws(GATTError) -> Int in

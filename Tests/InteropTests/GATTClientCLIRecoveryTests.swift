@@ -25,6 +25,10 @@ extension GATTClientCLIInteropTests {
         let subscribe = try await peripheral.run(["subscribe", peripheral.address, controlText, "--count", "1"])
         #expect(subscribe.status == 1)
         #expect(subscribe.standardError == "bluewire: characteristic \(controlText) does not support Notify\n")
+        // Typed as the declaration handle: the message names that handle, not one the user did not type.
+        let declaration = "0x" + hex(control - 1, width: 4)
+        let byDeclaration = try await peripheral.run(["subscribe", peripheral.address, declaration, "--indicate"])
+        #expect(byDeclaration.standardError == "bluewire: characteristic \(declaration) does not support Indicate\n")
 
         // A read of a handle that does not exist fails with the server's error...
         let missing = try await peripheral.run(["read", peripheral.address, "0x0fff"])
