@@ -70,4 +70,32 @@ extension ExampleMagic8BallInteropTests {
             #expect(await central.lines.events == [expected], "\(expected.utf8.count)-octet answer")
         }
     }
+
+    /// A program killed while connecting leaves LE Create Connection pending on the controller; the
+    /// example central clears it at start (LE Create Connection Cancel) and connects.
+    @Test func theCentralConnectsAfterAProgramKilledWhileConnecting() async throws {
+        let address = newStaticAddress()
+        try await withBumblePeer([.tcp, .tcp], arguments: []) { peer in
+            let ball = try PeripheralProcess("magic8ball-peripheral", ["--transport", peer.transports[0], "--own-address", address.hexString])
+            defer { ball.stop() }
+            try await ball.first("the ball to be ready") { $0.hasPrefix("Magic 8-Ball ready as \(address)") }
+            let killed = try PeripheralProcess("bluewire", [
+                "gatt", "read", "C0:DE:00:00:00:03/random", "3", "--connect-timeout", "60", "--verbose", "--transport", peer.transports[1],
+            ])
+            defer { killed.stop() }
+            // The trace goes to a file: checked until the controller has answered LE Create
+            // Connection with Command Status (the attempt is pending).
+            try await waitUntil(timeout: .seconds(20)) {
+                let log = killed.standardError
+                guard let sent = log.range(of: "command LE Create Connection (0x200d)") else { return false }
+                return log[sent.upperBound...].contains("< Command Status")
+            }
+            killed.send(signal: SIGKILL)
+            _ = await killed.exitStatus()
+            let central = try PeripheralProcess("magic8ball-central", ["--transport", peer.transports[1], "--peer", address.hexString, "Will it work?"])
+            defer { central.stop() }
+            #expect(await central.exitStatus() == 0, "stderr: \(central.standardError)")
+            #expect(await central.lines.events == [Magic8BallProfile.answer(to: Array("Will it work?".utf8))])
+        }
+    }
 }
