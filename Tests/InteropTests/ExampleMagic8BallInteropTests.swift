@@ -98,4 +98,24 @@ extension ExampleMagic8BallInteropTests {
             #expect(await central.lines.events == [Magic8BallProfile.answer(to: Array("Will it work?".utf8))])
         }
     }
+
+    /// `gatt dump` and `gatt read` show a value as text when it is valid UTF-8 (the Device Name), and
+    /// an empty value (the answer before any question) as `(empty)`.
+    @Test func valuesShowAsTextAndAnEmptyValueAsEmpty() async throws {
+        let address = newStaticAddress()
+        try await withBumblePeer([.tcp, .tcp], arguments: []) { peer in
+            let ball = try PeripheralProcess("magic8ball-peripheral", ["--transport", peer.transports[0], "--own-address", address.hexString])
+            defer { ball.stop() }
+            try await ball.first("the ball to be ready") { $0.hasPrefix("Magic 8-Ball ready as \(address)") }
+            let dump = try await ProcessRunner.run(try ProcessRunner.bluewire, ["gatt", "dump", "\(address)", "--transport", peer.transports[1]])
+            #expect(dump.status == 0, "stderr: \(dump.standardError)")
+            let name = try #require(dump.outputLines.first { $0.contains("Device Name") && $0.contains("Value") }, "\(dump.standardOutput)")
+            #expect(name.hasSuffix(hexString(Array("Magic 8-Ball".utf8)) + " \"Magic 8-Ball\""), "\(name)")
+            let answer = try #require(dump.outputLines.first { $0.contains(Magic8BallProfile.answer.shortString) && $0.contains("Value") }, "\(dump.standardOutput)")
+            #expect(answer.hasSuffix("(empty)"), "\(answer)")
+            let handle = try #require(answer.split(separator: " ").first.map(String.init))
+            let read = try await ProcessRunner.run(try ProcessRunner.bluewire, ["gatt", "read", "\(address)", handle, "--transport", peer.transports[1]])
+            #expect(read.status == 0 && read.standardOutput == "(empty)\n", "\(read.standardOutput) \(read.standardError)")
+        }
+    }
 }
