@@ -71,6 +71,13 @@ struct GATTClientCLIInteropTests {
         let read = try await peripheral.run(["read", peripheral.address, try handle(GATTInteropDatabase.long), "--long"])
         #expect(read.status == 0, "stderr: \(read.standardError)")
         #expect(read.standardOutput == hexString(GATTInteropDatabase.longValue) + "\n")
+        // The default reads the whole value too (--long is kept for scripts); --single sends one
+        // Read Request, whole here as ATT_MTU is 517 with bumble.
+        for flags in [[], ["--single"]] {
+            let plain = try await peripheral.run(["read", peripheral.address, try handle(GATTInteropDatabase.long)] + flags)
+            #expect(plain.status == 0 && plain.standardOutput == hexString(GATTInteropDatabase.longValue) + "\n", "\(flags): \(plain.standardError)")
+            #expect(plain.standardError.isEmpty, "\(flags): \(plain.standardError)")
+        }
 
         let control = try handle(GATTInteropDatabase.control)
         let write = try await peripheral.run(["write", peripheral.address, control, "c0:ff:ee"])
