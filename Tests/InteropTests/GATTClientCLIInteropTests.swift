@@ -43,6 +43,8 @@ struct GATTClientCLIInteropTests {
         #expect(result.status == 0, "stderr: \(result.standardError)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(object["peer"] as? String == peripheral.address)
+        #expect(!result.standardOutput.contains("\\/"), "no escaped slashes")
+        expectSnakeCaseKeys(object)
         #expect((object["mtu"] as? Int ?? 0) > 23)
         let attributes = try #require(object["attributes"] as? [[String: Any]])
         #expect(attributes.compactMap { ($0["handle"] as? String).flatMap { UInt16($0.dropFirst(2), radix: 16) } } == peripheral.database.map(\.handle))

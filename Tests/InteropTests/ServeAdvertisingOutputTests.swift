@@ -24,6 +24,7 @@ extension ServeCommandInteropTests {
             let line = try await serve.first("the advertising line") { $0.contains("\"advertising\"") }
             let banner = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             expectSnakeCaseKeys(banner)
+            #expect(banner["address"] as? String == "\(address)" && !line.contains("\\/"), "no escaped slashes: \(line)")
             #expect(banner["name"] as? String == "Bluewire" && banner["name_shortened"] as? Bool == true, "\(line)")
             #expect(banner["advertising_data"] as? [String] == [
                 "flags 0x06", "shortened local name \"Bluewire\"", "complete service list \(service)",
