@@ -43,7 +43,8 @@ extension GATTClientCLIInteropTests {
         #expect(object["value"] as? String == "00")
         expectSnakeCaseKeys(object)
 
-        let write = try await peripheral.run(["write", peripheral.address, controlText, "c0ffee", "--json"])
+        // Written through its declaration handle too, as `gatt --help` says: the value handle is written.
+        let write = try await peripheral.run(["write", peripheral.address, "0x" + hex(control - 1, width: 4), "c0ffee", "--json"])
         #expect(write.status == 0, "stderr: \(write.standardError)")
         let written = try #require(try JSONSerialization.jsonObject(with: Data(write.standardOutput.utf8)) as? [String: Any])
         #expect(written["handle"] as? String == controlText)
