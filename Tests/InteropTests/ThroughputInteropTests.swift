@@ -52,6 +52,12 @@ struct ThroughputInteropTests {
         #expect((double(report["packets_per_second"]) ?? 0) > 0)
         #expect(int(report["lost"]) == 0, "\(report)")
         #expect(int(report["out_of_order"]) == 0, "\(report)")
+        // Measured rates are rounded to one decimal, not printed with every digit of a Double.
+        for key in ["kilobits_per_second", "packets_per_second"] {
+            let text = "\(report[key] ?? "")"
+            let decimals = text.split(separator: ".", omittingEmptySubsequences: false).dropFirst().first?.count ?? 0
+            #expect(decimals <= 1, "\(key): \(text)")
+        }
         // stderr is not a terminal here: one progress line per second, each with rate and packets.
         let progress = stderr.split(separator: "\n").filter { $0.contains("kbit/s") && $0.contains("packets") }
         #expect(!progress.isEmpty, "no progress line on stderr: \(stderr)")
