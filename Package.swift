@@ -138,7 +138,10 @@ let package = Package(
         .testTarget(name: "BluewireTransportTests", dependencies: ["BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireSnoop", "PeerTestSupport"]),
         .testTarget(
             name: "BluewireHostTests",
-            dependencies: ["Bluewire", "BluewireTesting", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireATT", "BluewireSnoop", "PeerTestSupport"]
+            dependencies: [
+                "Bluewire", "BluewireTesting", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireATT",
+                "BluewireSnoop", "PeerTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "InteropTests",

@@ -38,6 +38,9 @@ public struct ExampleOptions: ParsableArguments {
             logger.logLevel = verbose ? .trace : .warning
             let host = BluetoothHost(transport: transport, configuration: configuration, logger: logger)
             try await host.start()
+            // What a killed program may have left on the controller (scanning, advertising, a
+            // pending connection attempt): a Reset does not clear it on every controller (bumble's).
+            await host.clearControllerLeftovers()
             return host
         } catch {
             exitWithError("\(error)")

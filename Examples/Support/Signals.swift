@@ -3,8 +3,10 @@ import Foundation
 
 /// The first SIGINT or SIGTERM, awaited: examples stop advertising and disconnect before exiting.
 public enum StopSignal {
-    /// Returns when SIGINT or SIGTERM arrives (the default action is replaced from this call on).
-    public static func wait() async -> Int32 {
+    /// Returns the signal when SIGINT or SIGTERM arrives (the default action is replaced from this
+    /// call on), or nil when the waiting task is cancelled first (the program is ending normally:
+    /// the caller must not treat that as a signal).
+    public static func wait() async -> Int32? {
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
         let queue = DispatchQueue(label: "example.signals")
         var sources: [any DispatchSourceSignal] = []
@@ -16,7 +18,7 @@ public enum StopSignal {
             sources.append(source)
         }
         var iterator = stream.makeAsyncIterator()
-        let number = await iterator.next() ?? SIGTERM
+        let number = await iterator.next()
         for source in sources { source.cancel() }
         return number
     }

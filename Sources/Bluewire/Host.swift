@@ -186,7 +186,10 @@ public actor BluetoothHost {
 
     func transportFailed(_ error: TransportError) {
         guard phase != .closed else { return }
-        log.transport.error("transport ended: \(error)")
+        // A stream that ends (a replay played out, a controller process that exits) is how a
+        // session may end: callers get the error; the log says it at notice level. Anything else
+        // (framing, a failed system call) is an error.
+        if error == .closed { log.transport.notice("transport ended") } else { log.transport.error("transport ended: \(error)") }
         transportFailure = error
         phase = .closed
         shutDown(reason: .transport(error))

@@ -9,10 +9,12 @@ struct HostLoggers: Sendable {
     var att: Logger
     var gatt: Logger
 
+    /// Each layer's logger is `base` (its handler, level and metadata: a program's own log handler
+    /// receives everything) with the layer in the `layer` metadata.
     init(base: Logger) {
         func named(_ layer: String) -> Logger {
-            var logger = Logger(label: base.label + "." + layer)
-            logger.logLevel = base.logLevel
+            var logger = base
+            logger[metadataKey: "layer"] = .string(layer)
             return logger
         }
         transport = named("transport")

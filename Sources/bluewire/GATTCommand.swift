@@ -69,7 +69,9 @@ struct GATTPeerOptions: ParsableArguments {
                     to: peer, timeout: .microseconds(Int64((connectTimeout * 1_000_000).rounded())))
             } catch {
                 await host.release()
-                fail("cannot connect to \(target): \(error)")
+                // Every connection error names the address tried (once).
+                let reason = "\(error)"
+                fail(reason.contains(target) ? reason : "cannot connect to \(target): \(reason)")
             }
             let gatt = await connection.gatt
             // A server may refuse the exchange (Request Not Supported); 23 octets then.
@@ -88,9 +90,10 @@ struct GATTPeerOptions: ParsableArguments {
 }
 
 /// An error the CLI words itself: printed as is.
-struct CLIError: Error {
+struct CLIError: Error, CustomStringConvertible {
     var message: String
     init(_ message: String) { self.message = message }
+    var description: String { message }
 }
 
 /// SIGINT/SIGTERM while a command runs: the default action (release the controller, exit 130),

@@ -11,8 +11,10 @@ struct GATTReadCommand: AsyncParsableCommand {
         commandName: "read",
         abstract: "Read a characteristic value or descriptor.",
         discussion: """
-            Without --long one Read Request (at most ATT_MTU − 1 bytes); with --long Read Blob \
-            Requests follow until the whole value is read.
+            Reads the whole value: a Read Request, then, while the answers come back full \
+            (ATT_MTU − 1 bytes), Read Blob Requests (Read Long Characteristic Values). A value is \
+            never cut silently: with --single only the Read Request is sent, and a full answer is \
+            reported on stderr as possibly cut.
             """
     )
 
@@ -21,8 +23,12 @@ struct GATTReadCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The value or descriptor handle: 0x0003 or 3.", valueName: "handle"))
     var handle: AttributeHandle
 
-    @Flag(help: "Read the whole value with Read Blob (Read Long Characteristic Values).")
+    // The default since values are never cut silently; kept so that existing scripts run.
+    @Flag(help: ArgumentHelp("Read the whole value (the default).", visibility: .hidden))
     var long = false
+
+    @Flag(help: "Send one Read Request only (no Read Blob): at most ATT_MTU − 1 bytes.")
+    var single = false
 
     @Flag(help: "Print one JSON object: handle, UUID, value.")
     var json = false
@@ -30,7 +36,10 @@ struct GATTReadCommand: AsyncParsableCommand {
     func run() async throws {
         await peripheral.withPeripheral { gatt, services, _ in
             let target = services.valueHandle(for: handle.value)
-            let value = long ? try await gatt.readLong(handle: target) : try await gatt.read(handle: target)
+            let value = single ? try await gatt.read(handle: target) : try await gatt.readLong(handle: target)
+            if single, value.count >= (await gatt.mtu) - 1 {
+                FileHandle.standardError.write(Data("bluewire: note: the value fills the Read Response (ATT_MTU − 1 = \(value.count) bytes) and may be longer: read it without --single\n".utf8))
+            }
             let uuid = services.characteristic(at: target)?.characteristic.uuid ?? services.descriptor(at: target)?.1.uuid
             if json {
                 var w = BluewireAnalysis.JSONWriter()
@@ -150,13 +159,23 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
             }
             let needed: CharacteristicProperties = indicate ? .indicate : .notify
             guard found.characteristic.properties.contains(needed) else {
-                throw CLIError("characteristic 0x\(hex(found.characteristic.valueHandle, width: 4)) does not support \(indicate ? "Indicate" : "Notify")")
+                // The handle as the user typed it (value or declaration), the property by its name.
+                throw CLIError("characteristic 0x\(hex(handle.value, width: 4)) does not support \(indicate ? "Indicate" : "Notify")")
             }
             let subscription = try await gatt.subscribe(to: found.characteristic, indications: indicate)
             let receiving = Task { () throws(GATTError) -> Int in
                 var received = 0
+                let mtu = await gatt.mtu
+                var warned = false
                 for try await notification in subscription {
                     received += 1
+                    // A notification or indication carries at most ATT_MTU − 3 octets of the value
+                    // (Core Vol 3 Part F §3.4.7.1, §3.4.7.2): a full one may have been cut. Said
+                    // once, on stderr.
+                    if !warned && notification.value.count >= mtu - 3 {
+                        warned = true
+                        FileHandle.standardError.write(Data("bluewire: note: a value fills ATT_MTU − 3 = \(mtu - 3) bytes and may be longer (gatt read gives it whole)\n".utf8))
+                    }
                     // Unbuffered: each value is seen as it arrives, also through a pipe.
                     FileHandle.standardOutput.write(Data((line(notification, number: received) + "\n").utf8))
                     if let count, received >= count { break }

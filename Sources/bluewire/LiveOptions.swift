@@ -30,13 +30,21 @@ struct LiveOptions: ParsableArguments {
         var base: any HCITransport
         var clock: any HostClock = SystemHostClock()
         var isReplay = false
+        var replay: ReplayTransport?
         if case .replay(let path) = spec {
             isReplay = true
             base = try await LiveOptions.openReplay(path)
             // A replay's timers run in the capture's time (ReplayClock), as fast as the replay goes.
-            if let replay = base as? ReplayTransport { clock = replay.hostClock }
+            replay = base as? ReplayTransport
+            if let replay { clock = replay.hostClock }
         } else {
-            base = try await spec.open()
+            do {
+                base = try await spec.open()
+            } catch {
+                // The error says what failed (connect: Connection refused); the user needs to
+                // know which controller it was.
+                throw CLIError("cannot open \(spec): \(error)")
+            }
         }
         if let capture {
             base = try CaptureTap(wrapping: base, path: capture)
@@ -52,10 +60,23 @@ struct LiveOptions: ParsableArguments {
         logger.logLevel = verbose ? .trace : .warning
         let host = BluetoothHost(transport: base, configuration: configuration, clock: clock, logger: logger)
         try await host.start()
-        // What a previous process left on the controller (bumble's Reset clears nothing). Not
-        // in a replay: the capture holds only what its recorder sent.
-        if !isReplay { await host.clearControllerLeftovers() }
+        // What a previous process left on the controller (bumble's Reset clears nothing). In a
+        // replay only if the recorder did it too: captures from before this step lack it.
+        if !isReplay {
+            await host.clearControllerLeftovers()
+        } else if let replay, await Self.recordedLeftoverClearing(replay) {
+            await host.clearControllerLeftovers()
+        }
         return host
+    }
+
+    /// Whether the capture's next host packet, right after bring-up, is the scan disable with which
+    /// `clearControllerLeftovers()` starts (LE Set Scan Enable 0x200C or LE Set Extended Scan Enable
+    /// 0x2042, Core Vol 4 Part E §7.8.11, §7.8.65).
+    static func recordedLeftoverClearing(_ replay: ReplayTransport) async -> Bool {
+        guard let next = await replay.unsentPackets.first?.packet, next.type == .command, next.payload.count >= 2 else { return false }
+        let opcode = UInt16(next.payload[next.payload.startIndex]) | UInt16(next.payload[next.payload.startIndex + 1]) << 8
+        return opcode == 0x200C || opcode == 0x2042
     }
 
     /// Opens `replay:FILE`: the capture acts as the controller (mismatches fail the command; packets

@@ -57,12 +57,12 @@ struct ServeOutput: Sendable {
             var text = "read \(h(read.connection)) \(h(read.handle)) offset \(read.offset)"
             var object: [String: any Sendable] = ["event": "read", "connection": Int(read.connection), "handle": Int(read.handle), "offset": read.offset]
             if let value = read.value {
-                text += ": \(hexString(value)) (\(value.count) byte\(value.count == 1 ? "" : "s"))"
+                text += ": " + Self.valueText(value)
                 object["value"] = hexString(value)
             }
             emit(text: text, json: object)
         case .write(let write):
-            emit(text: "write \(h(write.connection)) \(h(write.handle)) offset \(write.offset): \(hexString(write.value)) (\(write.value.count) byte\(write.value.count == 1 ? "" : "s"))",
+            emit(text: "write \(h(write.connection)) \(h(write.handle)) offset \(write.offset): " + Self.valueText(write.value),
                  json: ["event": "write", "connection": Int(write.connection), "handle": Int(write.handle),
                         "offset": write.offset, "value": hexString(write.value)])
         case .subscriptionChanged(let subscription):
@@ -101,6 +101,11 @@ struct ServeOutput: Sendable {
     }
 
     private func h(_ value: UInt16) -> String { "0x" + hex(value, width: 4) }
+
+    /// `73206d6f7265 "s more" (6 bytes)`: hex, the text when valid UTF-8, the length; `(empty)`.
+    static func valueText(_ value: [UInt8]) -> String {
+        value.isEmpty ? "(empty)" : describeValue(value) + " (\(value.count) byte\(value.count == 1 ? "" : "s"))"
+    }
 
     private func emit(text: String, json object: [String: any Sendable]) {
         var line = text

@@ -110,7 +110,9 @@ struct ThroughputCommand: AsyncParsableCommand {
             connection = try await host.connect(to: peer)
         } catch {
             await host.release()
-            fail("cannot connect to \(peer): \(error)")
+            // Named once: the timeout's own message already names the address.
+            let reason = "\(error)"
+            fail(reason.contains("\(peer)") ? reason : "cannot connect to \(peer): \(reason)")
         }
         let progressLine = ThroughputProgressLine(mode: mode)
         let report: ThroughputReport

@@ -41,11 +41,33 @@ struct AnalyzeCommandTests {
         let run = try DecodeCommandTests.run(["analyze", Self.horizon, "--export-db", directory.path])
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        #expect(files == ["FA:E4:E3:24:20:09-random.json"])
+        #expect(files == ["FA-E4-E3-24-20-09-random.json"])
         let text = try String(contentsOf: directory.appendingPathComponent(files.first ?? ""), encoding: .utf8)
         let database = try GATTDatabase(json: text)
         #expect(database.attributes.filter { $0.type == .primaryService }.count == 5)
         #expect(database.characteristics.count == 26)
+    }
+
+    @Test("a BR/EDR link shows no ATT MTU: none in the text, null in JSON")
+    func brEdrLinkHasNoATTMTU() throws {
+        let path = AnalysisFixtures.captures.appendingPathComponent("happyleaf_classic_spp_large.btsnoop_hci.log").path
+        let text = try DecodeCommandTests.run(["analyze", path])
+        #expect(text.status == 0, "stderr: \(text.stderr)")
+        #expect(text.stdout.contains(", BR/EDR, peer "))
+        #expect(!text.stdout.contains("ATT MTU"), "\(text.stdout)")
+        let json = try DecodeCommandTests.run(["analyze", "--json", path])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let connection = try #require((object["connections"] as? [[String: Any]])?.first)
+        #expect(connection["transport"] as? String == "BR/EDR")
+        #expect(connection.keys.contains("att_mtu") && connection["att_mtu"] is NSNull, "\(connection["att_mtu"] ?? "absent")")
+    }
+
+    @Test("values show as text when they are valid UTF-8 without control characters")
+    func valueText() {
+        #expect(CaptureAnalysis.printableUTF8(Array("Grüße 🙂".utf8)) == "Grüße 🙂")
+        #expect(CaptureAnalysis.printableUTF8([0x01, 0x41]) == nil, "a control character")
+        #expect(CaptureAnalysis.printableUTF8([0xC2, 0x85]) == nil, "a C1 control character")
+        #expect(CaptureAnalysis.printableUTF8([0x41, 0xC3]) == nil, "not valid UTF-8")
     }
 
     @Test("a missing file fails with status 1 and one line on stderr")

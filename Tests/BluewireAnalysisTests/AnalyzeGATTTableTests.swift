@@ -119,7 +119,7 @@ struct AnalyzeGATTTableTests {
     @Test("the treadmill export holds each declaration the capture discovered, with perms from properties")
     func treadmillExport() throws {
         let device = try #require(Self.horizon.devices.first { $0.address != nil })
-        #expect(device.databaseFileName == "FA:E4:E3:24:20:09-random.json")
+        #expect(device.databaseFileName == "FA-E4-E3-24-20-09-random.json")
         let database = try device.database()
         let services = database.attributes.filter { $0.type == .primaryService }
         #expect(services.map(\.handle) == Self.services.map(\.0))

@@ -14,7 +14,7 @@ import PeerTestSupport
 
     static func host(_ transport: String, timeout: TimeSpan = shortTimeout) async throws -> BluetoothHost {
         let opened = try await TransportSpec(parsing: transport).open()
-        return BluetoothHost(transport: opened, configuration: HostConfiguration(commandTimeout: timeout))
+        return BluetoothHost(transport: opened, configuration: HostConfiguration(commandTimeout: timeout), logger: .provokedFailure)
     }
 
     @Test("a controller that never answers: start() fails with the command timeout naming Reset, within the timeout")

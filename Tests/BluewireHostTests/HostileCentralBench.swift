@@ -32,7 +32,7 @@ struct HostileBench {
         let peripheralTransport = ObservedVirtualTransport(controller: peripheralController)
         let peripheral = BluetoothHost(
             transport: peripheralTransport, configuration: HostConfiguration(randomAddress: peripheralAddress),
-            clock: TestHostClock(clock))
+            clock: TestHostClock(clock), logger: .provokedFailure)
         let good = BluetoothHost(
             transport: VirtualTransport(controller: goodController), configuration: HostConfiguration(randomAddress: goodAddress),
             clock: TestHostClock(clock))

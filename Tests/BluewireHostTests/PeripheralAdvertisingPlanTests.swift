@@ -169,8 +169,8 @@ struct PeripheralAdvertisementLayoutTests {
         let advertisement = try Advertisement(name: "Chat", services: [BluetoothUUID(0x180D)])
         #expect(advertisement.data == [
             .flags([.leGeneralDiscoverableMode, .brEdrNotSupported]),
-            .completeLocalName("Chat"),
             .serviceUUIDs([BluetoothUUID(0x180D)], complete: true),
+            .completeLocalName("Chat"),
         ])
         #expect(advertisement.scanResponse.isEmpty)
     }

@@ -27,6 +27,9 @@ struct ReplayScanCommandTests {
         #expect(run.stderr.contains("replay mismatch at record 20: the host sent different bytes (first difference at byte 4)"),
                 "stderr: \(run.stderr)")
         #expect(run.stderr.contains("expected 01 0b 20 07 01") && run.stderr.contains("actual 01 0b 20 07 00"), "stderr: \(run.stderr)")
+        // The last line is the mismatch itself, not what followed from it.
+        let last = run.stderr.split(separator: "\n").last ?? ""
+        #expect(last.hasPrefix("bluewire: ") && last.contains("replay mismatch at record 20"), "stderr: \(run.stderr)")
     }
 
     @Test("a command that takes no transport is refused with one line on stderr")

@@ -100,7 +100,8 @@ struct ThroughputVirtualLinkTests {
         ) { progress.append($0) }
         let link = try #require(scene.connections.first)
         #expect(link.peripheralToCentralPHY == (askFor2M ? 2 : 1))
-        #expect(report.phy == (askFor2M ? ThroughputReport.PHYs(tx: 2, rx: 2) : nil))
+        // The report names the PHY the link used whether or not a change was asked for.
+        #expect(report.phy == (askFor2M ? ThroughputReport.PHYs(tx: 2, rx: 2) : ThroughputReport.PHYs(tx: 1, rx: 1)))
         #expect(link.peripheralToCentralOctets == 251, "data length raised to 251 octets")
         let ceiling = link.peripheralToCentralPHY == 2 ? Self.ceilingLE2M : Self.ceilingLE1M
         #expect(report.kilobitsPerSecond > 0)

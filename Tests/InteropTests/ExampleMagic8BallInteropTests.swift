@@ -49,3 +49,73 @@ struct ExampleMagic8BallInteropTests {
         }
     }
 }
+
+extension ExampleMagic8BallInteropTests {
+    /// An answer longer than 20 octets (the payload of a notification at the default ATT_MTU of 23)
+    /// arrives whole: the central exchanges the MTU, and reads the value (Read Blob) if a
+    /// notification may have been cut.
+    @Test func anAnswerLongerThanTwentyOctetsArrivesWhole() async throws {
+        let asked = try #require((0..<10_000).lazy.map { "Question \($0)?" }.first {
+            Magic8BallProfile.answer(to: Array($0.utf8)).utf8.count > 20
+        })
+        let expected = Magic8BallProfile.answer(to: Array(asked.utf8))
+        let address = newStaticAddress()
+        try await withBumblePeer([.tcp, .tcp], arguments: []) { peer in
+            let ball = try PeripheralProcess("magic8ball-peripheral", ["--transport", peer.transports[0], "--own-address", address.hexString])
+            defer { ball.stop() }
+            try await ball.first("the ball to be ready") { $0.hasPrefix("Magic 8-Ball ready as \(address)") }
+            let central = try PeripheralProcess("magic8ball-central", ["--transport", peer.transports[1], "--peer", address.hexString, asked])
+            defer { central.stop() }
+            #expect(await central.exitStatus() == 0, "stderr: \(central.standardError)")
+            #expect(await central.lines.events == [expected], "\(expected.utf8.count)-octet answer")
+        }
+    }
+
+    /// A program killed while connecting leaves LE Create Connection pending on the controller; the
+    /// example central clears it at start (LE Create Connection Cancel) and connects.
+    @Test func theCentralConnectsAfterAProgramKilledWhileConnecting() async throws {
+        let address = newStaticAddress()
+        try await withBumblePeer([.tcp, .tcp], arguments: []) { peer in
+            let ball = try PeripheralProcess("magic8ball-peripheral", ["--transport", peer.transports[0], "--own-address", address.hexString])
+            defer { ball.stop() }
+            try await ball.first("the ball to be ready") { $0.hasPrefix("Magic 8-Ball ready as \(address)") }
+            let killed = try PeripheralProcess("bluewire", [
+                "gatt", "read", "C0:DE:00:00:00:03/random", "3", "--connect-timeout", "60", "--verbose", "--transport", peer.transports[1],
+            ])
+            defer { killed.stop() }
+            // The trace goes to a file: checked until the controller has answered LE Create
+            // Connection with Command Status (the attempt is pending).
+            try await waitUntil(timeout: .seconds(20)) {
+                let log = killed.standardError
+                guard let sent = log.range(of: "command LE Create Connection (0x200d)") else { return false }
+                return log[sent.upperBound...].contains("< Command Status")
+            }
+            killed.send(signal: SIGKILL)
+            _ = await killed.exitStatus()
+            let central = try PeripheralProcess("magic8ball-central", ["--transport", peer.transports[1], "--peer", address.hexString, "Will it work?"])
+            defer { central.stop() }
+            #expect(await central.exitStatus() == 0, "stderr: \(central.standardError)")
+            #expect(await central.lines.events == [Magic8BallProfile.answer(to: Array("Will it work?".utf8))])
+        }
+    }
+
+    /// `gatt dump` and `gatt read` show a value as text when it is valid UTF-8 (the Device Name), and
+    /// an empty value (the answer before any question) as `(empty)`.
+    @Test func valuesShowAsTextAndAnEmptyValueAsEmpty() async throws {
+        let address = newStaticAddress()
+        try await withBumblePeer([.tcp, .tcp], arguments: []) { peer in
+            let ball = try PeripheralProcess("magic8ball-peripheral", ["--transport", peer.transports[0], "--own-address", address.hexString])
+            defer { ball.stop() }
+            try await ball.first("the ball to be ready") { $0.hasPrefix("Magic 8-Ball ready as \(address)") }
+            let dump = try await ProcessRunner.run(try ProcessRunner.bluewire, ["gatt", "dump", "\(address)", "--transport", peer.transports[1]])
+            #expect(dump.status == 0, "stderr: \(dump.standardError)")
+            let name = try #require(dump.outputLines.first { $0.contains("Device Name") && $0.contains("Value") }, "\(dump.standardOutput)")
+            #expect(name.hasSuffix(hexString(Array("Magic 8-Ball".utf8)) + " \"Magic 8-Ball\""), "\(name)")
+            let answer = try #require(dump.outputLines.first { $0.contains(Magic8BallProfile.answer.shortString) && $0.contains("Value") }, "\(dump.standardOutput)")
+            #expect(answer.hasSuffix("(empty)"), "\(answer)")
+            let handle = try #require(answer.split(separator: " ").first.map(String.init))
+            let read = try await ProcessRunner.run(try ProcessRunner.bluewire, ["gatt", "read", "\(address)", handle, "--transport", peer.transports[1]])
+            #expect(read.status == 0 && read.standardOutput == "(empty)\n", "\(read.standardOutput) \(read.standardError)")
+        }
+    }
+}

@@ -43,6 +43,8 @@ struct GATTClientCLIInteropTests {
         #expect(result.status == 0, "stderr: \(result.standardError)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(object["peer"] as? String == peripheral.address)
+        #expect(!result.standardOutput.contains("\\/"), "no escaped slashes")
+        expectSnakeCaseKeys(object)
         #expect((object["mtu"] as? Int ?? 0) > 23)
         let attributes = try #require(object["attributes"] as? [[String: Any]])
         #expect(attributes.compactMap { ($0["handle"] as? String).flatMap { UInt16($0.dropFirst(2), radix: 16) } } == peripheral.database.map(\.handle))
@@ -71,6 +73,13 @@ struct GATTClientCLIInteropTests {
         let read = try await peripheral.run(["read", peripheral.address, try handle(GATTInteropDatabase.long), "--long"])
         #expect(read.status == 0, "stderr: \(read.standardError)")
         #expect(read.standardOutput == hexString(GATTInteropDatabase.longValue) + "\n")
+        // The default reads the whole value too (--long is kept for scripts); --single sends one
+        // Read Request, whole here as ATT_MTU is 517 with bumble.
+        for flags in [[], ["--single"]] {
+            let plain = try await peripheral.run(["read", peripheral.address, try handle(GATTInteropDatabase.long)] + flags)
+            #expect(plain.status == 0 && plain.standardOutput == hexString(GATTInteropDatabase.longValue) + "\n", "\(flags): \(plain.standardError)")
+            #expect(plain.standardError.isEmpty, "\(flags): \(plain.standardError)")
+        }
 
         let control = try handle(GATTInteropDatabase.control)
         let write = try await peripheral.run(["write", peripheral.address, control, "c0:ff:ee"])

@@ -42,6 +42,7 @@ extension ScanInteropTests {
             // The fixture advertises no TX Power Level: null, not bumble's report TX_Power of 0.
             #expect(device.keys.contains("tx_power") && device["tx_power"] is NSNull, "tx_power: \(device["tx_power"] ?? "absent")")
             #expect(!result.standardOutput.contains("\\/"), "no escaped slashes")
+            for object in objects { expectSnakeCaseKeys(object) }
         }
     }
 

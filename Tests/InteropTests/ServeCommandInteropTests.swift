@@ -63,6 +63,9 @@ struct ServeCommandInteropTests {
             }
             let longReads = try await serve.lines.wait(for: 5, "the Read Blob lines") { $0.contains(" 0x\(hex(table.long, width: 4)) offset ") }
             #expect(longReads.map { $0.split(separator: " ")[4] } == ["0:", "22:", "44:", "66:", "88:"])
+            // A value that is valid UTF-8 (the Device Name) shows as text too.
+            let nameRead = try await serve.first("the Device Name read") { $0.hasPrefix("read ") && $0.contains("\"Served\"") }
+            #expect(nameRead.hasSuffix(": " + hexString(Array("Served".utf8)) + " \"Served\" (6 bytes)"), "\(nameRead)")
             #expect(await serve.lines.events.contains { $0.hasPrefix("connected 0x") && $0.hasSuffix(" \(peer.ready.device!.address)/random") })
             try await serve.first("the subscriptions") { $0.contains("0x\(hex(table.indicating, width: 4)) indications") }
             try await serve.first("the notification subscription") { $0.contains("subscribed") && $0.contains("0x\(hex(table.notifying, width: 4)) notifications") }

@@ -42,12 +42,22 @@ struct ThroughputInteropTests {
     /// progress lines on stderr.
     static func checkCommon(_ report: [String: Any], stderr: String, mode: String) {
         #expect(report["mode"] as? String == mode)
+        expectSnakeCaseKeys(report)
+        // The report always says which PHY the link used.
+        let phy = report["phy"] as? [String: Any]
+        #expect(phy?["tx"] is String && phy?["rx"] is String, "\(report)")
         #expect(int(report["mtu"]) == 247, "both sides offered 247")
         #expect((int(report["packets"]) ?? 0) > 0)
         #expect((double(report["kilobits_per_second"]) ?? 0) > 0)
         #expect((double(report["packets_per_second"]) ?? 0) > 0)
         #expect(int(report["lost"]) == 0, "\(report)")
         #expect(int(report["out_of_order"]) == 0, "\(report)")
+        // Measured rates are rounded to one decimal, not printed with every digit of a Double.
+        for key in ["kilobits_per_second", "packets_per_second"] {
+            let text = "\(report[key] ?? "")"
+            let decimals = text.split(separator: ".", omittingEmptySubsequences: false).dropFirst().first?.count ?? 0
+            #expect(decimals <= 1, "\(key): \(text)")
+        }
         // stderr is not a terminal here: one progress line per second, each with rate and packets.
         let progress = stderr.split(separator: "\n").filter { $0.contains("kbit/s") && $0.contains("packets") }
         #expect(!progress.isEmpty, "no progress line on stderr: \(stderr)")
@@ -88,5 +98,21 @@ struct ThroughputInteropTests {
         let p50 = Self.int(latency["p50"]) ?? -1, p90 = Self.int(latency["p90"]) ?? -1, p99 = Self.int(latency["p99"]) ?? -1
         #expect(p50 > 0 && p50 <= p90 && p90 <= p99, "\(latency)")
         #expect(Self.int(latency["samples"]) == Self.int(report["sent"]))
+    }
+
+    /// bumble's controller (0.0.236) never completes an LE Set PHY: the measurement runs on the PHY the
+    /// link has, the report names it, and stderr warns that the change did not happen.
+    @Test(.timeLimit(.minutes(2)))
+    func aPHYChangeThatDoesNotHappenIsAWarningAndTheReportNamesThePHYUsed() async throws {
+        let (report, stderr, _) = try await Self.measure("notify", extra: ["--phy", "2m"])
+        Self.checkCommon(report, stderr: stderr, mode: "notify")
+        let phy = try #require(report["phy"] as? [String: Any])
+        if phy["tx"] as? String != "2m" || phy["rx"] as? String != "2m" {
+            let warnings = stderr.split(separator: "\n").filter { $0.hasPrefix("bluewire: warning: the PHY did not change to 2m") }
+            #expect(warnings.count == 1, "stderr: \(stderr)")
+            #expect(warnings.first?.contains("measured on LE \((phy["tx"] as? String ?? "?").uppercased())") == true, "\(warnings)")
+        } else {
+            #expect(!stderr.contains("warning"), "the PHY changed: no warning")
+        }
     }
 }

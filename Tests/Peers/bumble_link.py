@@ -69,6 +69,33 @@ from bumble.transport.common import AsyncPipeSink
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
 
 
+def conform_create_connection_cancel():
+    """Makes bumble's controller cancel a pending LE Create Connection as the Core spec says.
+
+    bumble 0.0.236 answers LE Create Connection Cancel with Success and keeps the attempt pending,
+    so every later LE Create Connection on that controller is refused with Command Disallowed until
+    the script restarts: a host whose connection attempt timed out could never connect again. Core
+    Vol 4 Part E §7.8.13: with an attempt pending, the controller answers Success, then ends the
+    attempt with an LE Connection Complete event of status Unknown Connection Identifier (0x02);
+    with none pending it answers Command Disallowed (0x0C).
+    """
+    def on_cancel(self, _command):
+        pending = self.pending_le_connection
+        if not pending:
+            return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.COMMAND_DISALLOWED_ERROR)
+        self.pending_le_connection = None
+        ended = hci.HCI_LE_Connection_Complete_Event(
+            status=hci.HCI_ErrorCode.UNKNOWN_CONNECTION_IDENTIFIER_ERROR, connection_handle=0,
+            role=hci.Role.CENTRAL, peer_address_type=pending.peer_address_type,
+            peer_address=pending.peer_address, connection_interval=0, peripheral_latency=0,
+            supervision_timeout=0, central_clock_accuracy=0)
+        # After the Command Complete that the caller sends once this returns (both go through
+        # call_soon, in order).
+        asyncio.get_running_loop().call_soon(self.send_hci_packet, ended)
+        return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.SUCCESS)
+    Controller.on_hci_le_create_connection_cancel_command = on_cancel
+
+
 def emit(kind, payload):
     print(kind, json.dumps(payload), flush=True)
 
@@ -346,6 +373,7 @@ async def main():
     except (PermissionError, ValueError):
         pass  # stdin is a file or /dev/null: only signals stop us
 
+    conform_create_connection_cancel()
     link = LocalLink()
     transports, controllers = [], []
     for index, spec in enumerate(args.transports):

@@ -33,7 +33,8 @@ struct ChatCentral: AsyncParsableCommand {
         // SIGINT/SIGTERM: cancel the attempt or disconnect before exiting (a link left up blocks
         // the controller for the next program).
         let stop = Task {
-            _ = await StopSignal.wait()
+            // nil: cancelled below, the command ended by itself.
+            guard await StopSignal.wait() != nil else { return }
             await host.release()
             Foundation.exit(130)
         }

@@ -58,7 +58,7 @@ struct ChatPeripheral: AsyncParsableCommand {
         relay.cancel()
         try? await host.stopAdvertising()
         await host.release()
-        say("chat room closed (signal \(signal))")
+        say("chat room closed (signal \(signal.map { "\($0)" } ?? "none"))")
     }
 }
 

@@ -22,8 +22,9 @@ struct AdvertisingLayout {
         _ = add(.flags([.leGeneralDiscoverableMode, .brEdrNotSupported]), toResponse: false)
         if let name, !name.isEmpty {
             placeName(name, beside: services)
+        } else {
+            placeServices(services)
         }
-        placeServices(services)
         for element in extra where !add(element, toResponse: false) && !add(element, toResponse: true) {
             do { try dataBuilder.append(element) } catch {
                 throw .advertisingData(error, scanResponse: false)
@@ -36,10 +37,19 @@ struct AdvertisingLayout {
         let whole = Self.size(.completeLocalName(name))
         let allServices = services.isEmpty ? 0 : Self.size(.serviceUUIDs(services, complete: true))
         let firstService = services.isEmpty ? 0 : Self.size(.serviceUUIDs([services[0]], complete: false))
-        if whole + allServices <= dataBuilder.remaining || whole + firstService <= dataBuilder.remaining {
+        if whole + allServices <= dataBuilder.remaining {
+            // Everything fits: the complete list, then the name (the order Bluewire always used,
+            // which recorded sessions replay).
+            if !services.isEmpty { _ = add(.serviceUUIDs(services, complete: true), toResponse: false) }
             _ = add(.completeLocalName(name), toResponse: false)
             return
         }
+        if whole + firstService <= dataBuilder.remaining {
+            _ = add(.completeLocalName(name), toResponse: false)
+            placeServices(services)
+            return
+        }
+        defer { placeServices(services) }
         // Shortened to what is left beside the first UUID, or to the whole room if not even one
         // character fits there.
         var room = dataBuilder.remaining - firstService - 2

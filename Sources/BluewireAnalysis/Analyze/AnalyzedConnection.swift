@@ -75,6 +75,11 @@ public struct AnalyzedConnection: Sendable {
         return Swift.max(23, Int(Swift.min(client, server)))
     }
 
+    /// `attMTU` on an LE link (or one whose radio the capture does not tell), nil on BR/EDR: there
+    /// ATT_MTU is the L2CAP channel's MTU (Core Vol 3 Part G §5.3) and Exchange MTU is not used
+    /// (§4.3.1), so neither the LE default of 23 nor an exchange applies.
+    public var leATTMTU: Int? { transport == .brEdr ? nil : attMTU }
+
     /// Microseconds between the first and last ACL packet. Capture clocks can step backwards:
     /// a negative or overflowing span counts as zero rather than failing.
     public var durationMicroseconds: Int64 {

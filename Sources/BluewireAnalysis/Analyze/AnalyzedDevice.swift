@@ -35,11 +35,15 @@ public struct AnalyzedDevice: Sendable {
         return "unknown peer (connection \(firstConnectionIndex), handle 0x" + hex(firstHandle, width: 4) + ")"
     }
 
-    /// The database file name `--export-db` writes: `<address>.json` (`-random` added for a random
-    /// address, since `/` cannot be in a file name).
+    /// The database file name `--export-db` writes: the address with `-` between octets, then
+    /// `-random` for a random address, `.json` (`FA-E4-E3-24-20-09-random.json`). No `/` (it cannot
+    /// be in a file name) and no `:` (Windows and macOS's Finder refuse it, shells and `scp` read it as
+    /// a host separator).
     public var databaseFileName: String {
         if let address {
-            return address.hexString + (address.type.isRandom ? "-random" : "") + ".json"
+            var name = ""
+            for character in address.hexString { name.append(character == ":" ? "-" : character) }
+            return name + (address.type.isRandom ? "-random" : "") + ".json"
         }
         return "connection-\(firstConnectionIndex)-handle-0x" + hex(firstHandle, width: 4) + ".json"
     }

@@ -104,7 +104,8 @@ extension AnalyzedConnection {
         w.endArray()
         w.key("encrypted")
         w.bool(encrypted)
-        w.field("att_mtu", attMTU)
+        w.key("att_mtu")
+        if let mtu = leATTMTU { w.integer(mtu) } else { w.null() }
         w.field("duration_us", durationMicroseconds)
         w.key("sent")
         sent.writeJSON(to: &w, bitsPerSecond: sentATTBitsPerSecond)

@@ -38,14 +38,28 @@ extension CaptureAnalysis {
         text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }
 
-    /// Hex of at most 16 octets, and the text when every octet is printable ASCII.
+    /// Hex of at most 16 octets, and the text when the value is valid UTF-8 without control
+    /// characters (names and strings: Core Vol 3 Part C §12.1 gives the Device Name as UTF-8).
     static func valueText(_ bytes: [UInt8]) -> String {
         if bytes.isEmpty { return "(empty)" }
         var out = hexString(bytes.prefix(16)) + (bytes.count > 16 ? "… (\(bytes.count) B)" : "")
-        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
-            out += " \"" + String(decoding: bytes.prefix(32), as: UTF8.self) + (bytes.count > 32 ? "…" : "") + "\""
+        if let text = printableUTF8(bytes) {
+            var shown = Substring(text)
+            var cut = false
+            while shown.utf8.count > 32 { shown = shown.dropLast(); cut = true }
+            out += " \"" + shown + (cut ? "…" : "") + "\""
         }
         return out
+    }
+
+    /// `bytes` as a string when they are valid UTF-8 and hold no C0 or C1 control character (nor
+    /// DEL), else nil. Checked on scalar values only: no Unicode property tables.
+    public static func printableUTF8(_ bytes: [UInt8]) -> String? {
+        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        for scalar in text.unicodeScalars where scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value < 0xA0) {
+            return nil
+        }
+        return text
     }
 }
 
@@ -67,8 +81,12 @@ extension AnalyzedConnection {
             }
             out += "\n"
         }
-        out += "  ATT MTU \(attMTU)" + (clientRxMTU == nil ? " (no exchange)" : " (client \(clientRxMTU ?? 0), server \(serverRxMTU.map { "\($0)" } ?? "-"))")
-        out += ", encrypted: " + (encrypted ? "yes" : "no") + "\n"
+        if let attMTU = leATTMTU {
+            out += "  ATT MTU \(attMTU)" + (clientRxMTU == nil ? " (no exchange)" : " (client \(clientRxMTU ?? 0), server \(serverRxMTU.map { "\($0)" } ?? "-"))")
+            out += ", encrypted: " + (encrypted ? "yes" : "no") + "\n"
+        } else {
+            out += "  encrypted: " + (encrypted ? "yes" : "no") + "\n"
+        }
         for change in dataLengthChanges {
             out += "  data length (record \(change.recordIndex)): TX \(change.maxTxOctets) B / \(change.maxTxTime) µs, "
                 + "RX \(change.maxRxOctets) B / \(change.maxRxTime) µs\n"

@@ -78,3 +78,19 @@ enum ProcessRunner {
         return result
     }
 }
+
+/// Every key of a JSON value the CLI printed (objects within arrays and objects too) is snake_case:
+/// lower-case letters, digits and `_` (Docs/CommandLine.md, "JSON").
+func expectSnakeCaseKeys(_ value: Any, path: String = "$", sourceLocation: SourceLocation = #_sourceLocation) {
+    if let object = value as? [String: Any] {
+        for (key, member) in object {
+            let snake = !key.isEmpty && key.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+            #expect(snake, "key \(path).\(key) is not snake_case", sourceLocation: sourceLocation)
+            expectSnakeCaseKeys(member, path: path + "." + key, sourceLocation: sourceLocation)
+        }
+    } else if let array = value as? [Any] {
+        for (index, member) in array.enumerated() {
+            expectSnakeCaseKeys(member, path: path + "[\(index)]", sourceLocation: sourceLocation)
+        }
+    }
+}
