@@ -26,24 +26,53 @@ extension HostEngine {
 
     /// Handle Value Notification (§3.4.7.1) to every subscribed central, or one.
     mutating func notify(_ id: HostRequestID, _ valueHandle: UInt16, _ value: [UInt8], _ connection: UInt16?) {
+        if let connection { return notifyOne(id, valueHandle, value, connection) }
         let pdus: [GATTOutboundPDU]
         do throws(GATTServerError) {
-            if let connection {
-                pdus = try server.notify(handle: valueHandle, value: value, to: connection)
-            } else {
-                pdus = try server.notify(handle: valueHandle, value: value)
-            }
+            pdus = try server.notify(handle: valueHandle, value: value)
         } catch {
             return complete(id, .failure(.server(error)))
         }
         var notified: [UInt16] = []
-        for pdu in pdus where links[pdu.connection] != nil {
+        for pdu in pdus {
+            guard let index = links.index(forKey: pdu.connection) else { continue }
             // The server built the PDU for this link's MTU: sent as it is.
-            guard (try? links[pdu.connection]?.bearer.notify(encoded: pdu.bytes)) != nil else { continue }
+            guard (try? links.values[index].bearer.notify(encoded: pdu.bytes)) != nil else { continue }
             notified.append(pdu.connection)
             drainBearer(handle: pdu.connection)
         }
         complete(id, .success(.notified(notified)))
+    }
+
+    /// The hot path (a sensor streaming to one central): the same checks as the server's
+    /// (notify property, CCCD, subscription, MTU), then the L2CAP frame is built once, straight
+    /// from the value, and handed to the ACL queue.
+    mutating func notifyOne(_ id: HostRequestID, _ valueHandle: UInt16, _ value: [UInt8], _ connection: UInt16) {
+        guard let characteristic = server.database.characteristic(valueHandle: valueHandle) else {
+            return complete(id, .failure(.server(.notCharacteristicValue(valueHandle))))
+        }
+        guard characteristic.properties.contains(.notify), characteristic.clientConfigurationHandle != nil else {
+            return complete(id, .failure(.server(.notSupportedByCharacteristic(valueHandle))))
+        }
+        guard let index = links.index(forKey: connection), !links.values[index].bearer.isClosed,
+              server.subscription(connection: connection, valueHandle: valueHandle).notifications else {
+            return complete(id, .success(.notified([])))
+        }
+        let part = value.prefix(links.values[index].bearer.mtu - 3)
+        var frame: [UInt8] = []
+        frame.reserveCapacity(7 + part.count)
+        let length = UInt16(truncatingIfNeeded: 3 + part.count)
+        frame.append(UInt8(truncatingIfNeeded: length))
+        frame.append(UInt8(truncatingIfNeeded: length >> 8))
+        frame.append(0x04)  // ATT fixed channel (Core Vol 3 Part A §2.1)
+        frame.append(0x00)
+        frame.append(ATTOpcode.handleValueNotification.rawValue)
+        frame.append(UInt8(truncatingIfNeeded: valueHandle))
+        frame.append(UInt8(truncatingIfNeeded: valueHandle >> 8))
+        frame.append(contentsOf: part)
+        aclCredits.enqueue(handle: connection, fragmenter.fragment(handle: connection, frame: frame[...]))
+        pumpACL()
+        complete(id, .success(.notified([connection])))
     }
 
     /// Handle Value Indication (§3.4.7.2) to one central; completes on its confirmation.

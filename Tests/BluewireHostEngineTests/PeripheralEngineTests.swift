@@ -114,4 +114,56 @@ struct PeripheralEngineTests {
         driver.controller(ControllerBytes.completedPackets(handle: Self.link, count: 10))
         #expect(driver.takeATT().map { $0.last } == (63..<70).map { UInt8($0) })
     }
+
+    /// `notify(…, connection:)` builds the L2CAP frame itself (the single-connection fast path);
+    /// it must write exactly what the server path (`connection: nil`) writes and refuse the same.
+    @Test("a notification to one connection writes what the all-connections path writes")
+    func notifyOneMatchesServerPath() throws {
+        func subscribed(mtu: UInt16?) throws -> EngineDriver {
+            var driver = EngineDriver()
+            _ = try driver.bringUpFromBumbleCapture()
+            driver.engine.setDatabase(try TestDatabase.make())
+            driver.controller(ControllerBytes.leConnectionComplete(handle: Self.link, central: false, peer: Self.central))
+            if let mtu { driver.controller(ControllerBytes.att(handle: Self.link, [0x02] + ControllerBytes.le16(mtu))) }
+            driver.controller(ControllerBytes.att(handle: Self.link, [0x12, 0x04, 0x00, 0x01, 0x00]))
+            _ = driver.takeWritten()
+            _ = driver.takeEvents()
+            return driver
+        }
+        let long = (0..<120).map { UInt8($0) }
+        // Default MTU 23: cut to 20 octets. MTU 100: cut to 97 and fragmented to the 27-octet buffers.
+        for mtu: UInt16? in [nil, 100] {
+            var all = try subscribed(mtu: mtu)
+            var one = try subscribed(mtu: mtu)
+            let viaServer = all.perform(.notify(valueHandle: TestDatabase.valueHandle, value: long, connection: nil))
+            let direct = one.perform(.notify(valueHandle: TestDatabase.valueHandle, value: long, connection: Self.link))
+            let written = one.takeWritten()
+            #expect(written == all.takeWritten())
+            #expect(written.count == (mtu == nil ? 1 : 4))
+            #expect(one.result(direct) == all.result(viaServer))
+            #expect(one.result(direct) == .success(.notified([Self.link])))
+        }
+
+        var driver = try subscribed(mtu: nil)
+        // Refusals: not a characteristic value; a characteristic without notify.
+        let unknown = driver.perform(.notify(valueHandle: 0x0050, value: [1], connection: Self.link))
+        #expect(driver.result(unknown) == .failure(.server(.notCharacteristicValue(0x0050))))
+        let readOnly = driver.perform(.notify(valueHandle: 6, value: [1], connection: Self.link))
+        #expect(driver.result(readOnly) == .failure(.server(.notSupportedByCharacteristic(6))))
+        // No such link, and a link subscribed to indications only: nothing sent.
+        let noLink = driver.perform(.notify(valueHandle: TestDatabase.valueHandle, value: [1], connection: 0x0041))
+        #expect(driver.result(noLink) == .success(.notified([])))
+        driver.controller(ControllerBytes.att(handle: Self.link, [0x12, 0x04, 0x00, 0x02, 0x00]))
+        _ = driver.takeWritten()
+        let indicationsOnly = driver.perform(.notify(valueHandle: TestDatabase.valueHandle, value: [1], connection: Self.link))
+        #expect(driver.result(indicationsOnly) == .success(.notified([])))
+        #expect(driver.takeWritten().isEmpty)
+        // After disconnection: nothing sent.
+        driver.controller(ControllerBytes.att(handle: Self.link, [0x12, 0x04, 0x00, 0x01, 0x00]))
+        driver.controller(ControllerBytes.disconnectionComplete(handle: Self.link, reason: 0x13))
+        _ = driver.takeWritten()
+        let gone = driver.perform(.notify(valueHandle: TestDatabase.valueHandle, value: [1], connection: Self.link))
+        #expect(driver.result(gone) == .success(.notified([])))
+        #expect(driver.takeWritten().isEmpty)
+    }
 }
