@@ -100,17 +100,17 @@ public struct LESignalingResponder: Sendable {
             // 0x0002: connection refused – SPSM not supported (§4.23, Table 4.14).
             return LESignalingOutput(reply: LESignalingCommand(
                 identifier: id,
-                body: .leCreditBasedConnectionResponse(destinationCID: 0, mtu: 0, mps: 0, initialCredits: 0, result: 0x0002)))
+                body: .leCreditBasedConnectionResponse(destinationCID: 0, mtu: 0, mps: 0, initialCredits: 0, result: .spsmNotSupported)))
         case .creditBasedConnectionRequest(_, _, _, _, let sources):
             // 0x0002: all connections refused – SPSM not supported; one 0x0000 per requested CID (§4.26).
             return LESignalingOutput(reply: LESignalingCommand(
                 identifier: id,
                 body: .creditBasedConnectionResponse(
-                    mtu: 0, mps: 0, initialCredits: 0, result: 0x0002,
+                    mtu: 0, mps: 0, initialCredits: 0, result: .allRefusedSPSMNotSupported,
                     destinationCIDs: L2CAPCIDList(Array(repeating: UInt16(0), count: sources.count)))))
         case .creditBasedReconfigureRequest:
             // 0x0003: reconfiguration failed – one or more Destination CIDs invalid (§4.28).
-            return LESignalingOutput(reply: LESignalingCommand(identifier: id, body: .creditBasedReconfigureResponse(result: 0x0003)))
+            return LESignalingOutput(reply: LESignalingCommand(identifier: id, body: .creditBasedReconfigureResponse(result: .destinationCIDsInvalid)))
         case .disconnectionResponse, .leCreditBasedConnectionResponse, .flowControlCreditIndication,
              .creditBasedConnectionResponse, .creditBasedReconfigureResponse:
             return LESignalingOutput(event: .ignored(command.code))
