@@ -32,7 +32,12 @@ extension CreditBasedChannelManager {
             }
             sendCommand(LESignalingCommand(identifier: id, body: .disconnectionResponse(destinationCID: destination, sourceCID: source)))
             channels[destination] = nil
-            emit(.disconnected(localCID: destination, reason: channel.closeReason ?? .remote))
+            // Both sides disconnecting at once: our own request is moot, and its timeout must not
+            // close a later channel that reuses the CID.
+            for (pendingID, entry) in pending where entry.request == .disconnect(localCID: destination) {
+                pending[pendingID] = nil
+            }
+            if channel.reportsClose { emit(.disconnected(localCID: destination, reason: channel.closeReason ?? .remote)) }
         case .flowControlCreditIndication(let cid, let credits):
             guard let local = localCID(forRemote: cid) else { return delegate(payload) }
             receiveCredits(local, Int(credits), now: now)

@@ -35,9 +35,10 @@ public enum LESignalingEvent: Hashable, Sendable {
 
 /// Answers the peer on the LE signaling channel (Core Vol 3 Part A §4), sans-I/O.
 ///
-/// Bluewire opens no credit based channels, so requests for them are refused with the proper
+/// On its own it opens no credit based channels: requests for them are refused with the proper
 /// response, a Disconnection Request names an invalid CID, and anything else that is not a
-/// response is answered with Command Reject "command not understood" (§4.1). A central accepts a
+/// response is answered with Command Reject "command not understood" (§4.1). A link that offers
+/// credit based channels uses `CreditBasedChannelManager`, which embeds this responder for the rest. A central accepts a
 /// valid Connection Parameter Update Request and tells the host to apply it; a peripheral may not
 /// receive one and rejects it as not understood (§4.20).
 public struct LESignalingResponder: Sendable {

@@ -79,3 +79,25 @@ import Testing
         #expect(pair.drain(central: false, d) == [[1, 2, 3]])
     }
 }
+
+@Suite struct CreditBasedSimultaneousDisconnectTests {
+    @Test func bothSidesDisconnectingAtOnceCloseOnceAndFreeTheCID() throws {
+        var pair = CreditBasedPair()
+        try pair.peripheral.register(psm: SPSM(0x0080))
+        let a = try pair.central.connect(psm: SPSM(0x0080), now: pair.now)
+        pair.run()
+        let b = try #require(pair.peripheralEvents.connected.first)
+        try pair.central.disconnect(a, now: pair.now)
+        try pair.peripheral.disconnect(b, now: pair.now)
+        pair.run()
+        #expect(pair.centralEvents.disconnections == [.local])
+        #expect(pair.peripheralEvents.disconnections == [.local])
+        #expect(pair.central.deadline == nil && pair.peripheral.deadline == nil)
+        // The CID is reused by the next channel, and no stale timeout closes it.
+        #expect(try pair.central.connect(psm: SPSM(0x0080), now: pair.now) == a)
+        pair.run()
+        pair.central.advanceTime(to: MonotonicInstant.zero + .seconds(10))
+        pair.run()
+        #expect(pair.central.channel(a)?.state == .open)
+    }
+}
