@@ -50,7 +50,6 @@ public struct CreditBasedChannel: Hashable, Sendable {
     /// Credits for K-frames whose SDUs the application has consumed, not yet returned.
     var creditsToReturn = 0
     var closeReason: CreditBasedDisconnectReason?
-    var reportsClose = true
 
     init(localCID: UInt16, psm: SPSM, kind: Kind, isInitiator: Bool, local: CreditBasedChannelParameters) {
         self.localCID = localCID

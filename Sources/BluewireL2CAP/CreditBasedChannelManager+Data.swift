@@ -30,6 +30,8 @@ extension CreditBasedChannelManager {
             }
         case (.disconnect(let cid), .disconnectionResponse), (.disconnect(let cid), .commandReject):
             finishDisconnect(cid, fallback: .local)
+        case (.abandon, .disconnectionResponse), (.abandon, .commandReject):
+            break
         case (.reconfigure(let cids, let mtu, let mps), .creditBasedReconfigureResponse(let result)):
             guard result == .reconfigurationSuccessful else {
                 return emit(.reconfigureFailed(localCIDs: cids, result: result))
@@ -63,15 +65,18 @@ extension CreditBasedChannelManager {
         guard var channel = channels[cid], channel.state == .connecting else { return }
         let valid = (0x0040...0x007F).contains(remote) && localCID(forRemote: remote) == nil
             && mtu >= minimum && (minimum...65533).contains(mps)
-        channel.openWith(remoteCID: remote, mtu: mtu, mps: mps, credits: credits)
-        channels[cid] = channel
         guard valid else {
+            // The peer believes the channel open: tell it to close, but keep nothing of it here, so
+            // that its (possibly duplicate) CID cannot be confused with a real channel's.
+            channels[cid] = nil
             emit(.connectionFailed(localCID: cid, psm: psm, reason: .invalidResponse))
-            startDisconnect(cid, reason: .local, now: now)
-            // Reported already as a failed connection; its removal is not a disconnection.
-            channels[cid]?.reportsClose = false
+            let id = allocateIdentifier()
+            pending[id] = (.abandon, now + configuration.rtx)
+            sendCommand(LESignalingCommand(identifier: id, body: .disconnectionRequest(destinationCID: remote, sourceCID: cid)))
             return
         }
+        channel.openWith(remoteCID: remote, mtu: mtu, mps: mps, credits: credits)
+        channels[cid] = channel
         emit(.connected(localCID: cid, psm: psm, initiatedLocally: true))
     }
 

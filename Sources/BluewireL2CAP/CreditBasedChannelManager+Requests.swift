@@ -37,7 +37,7 @@ extension CreditBasedChannelManager {
             for (pendingID, entry) in pending where entry.request == .disconnect(localCID: destination) {
                 pending[pendingID] = nil
             }
-            if channel.reportsClose { emit(.disconnected(localCID: destination, reason: channel.closeReason ?? .remote)) }
+            emit(.disconnected(localCID: destination, reason: channel.closeReason ?? .remote))
         case .flowControlCreditIndication(let cid, let credits):
             guard let local = localCID(forRemote: cid) else { return delegate(payload) }
             receiveCredits(local, Int(credits), now: now)

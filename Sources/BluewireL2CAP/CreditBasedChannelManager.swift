@@ -34,6 +34,8 @@ public struct CreditBasedChannelManager: Sendable {
         case connect(localCIDs: [UInt16], psm: SPSM)
         case disconnect(localCID: UInt16)
         case reconfigure(localCIDs: [UInt16], mtu: Int, mps: Int)
+        /// Disconnecting a channel the peer opened with an invalid response; nothing is kept of it.
+        case abandon
     }
 
     public let configuration: Configuration
@@ -237,6 +239,8 @@ public struct CreditBasedChannelManager: Sendable {
                 finishDisconnect(cid, fallback: .timeout)
             case .reconfigure(let cids, _, _):
                 emit(.reconfigureFailed(localCIDs: cids, result: nil))
+            case .abandon:
+                break
             }
         }
     }
@@ -251,7 +255,7 @@ public struct CreditBasedChannelManager: Sendable {
     }
 
     mutating func finishDisconnect(_ localCID: UInt16, fallback: CreditBasedDisconnectReason) {
-        guard let channel = channels.removeValue(forKey: localCID), channel.reportsClose else { return }
+        guard let channel = channels.removeValue(forKey: localCID) else { return }
         var reason = channel.closeReason ?? fallback
         if fallback == .timeout, reason == .local { reason = .timeout }
         emit(.disconnected(localCID: localCID, reason: reason))
