@@ -27,6 +27,9 @@ need_packages() {
   fi
 }
 
+# The toolchain's usr directory (lib/swift/embedded holds the Embedded stdlib's Unicode tables).
+swift_lib_dir() { dirname "$(dirname "$(command -v swiftc)")"; }
+
 # Swift module: dependencies, in dependency order (as scripts/check-embedded.sh).
 modules=(
   "BluewireCore:"
@@ -46,6 +49,12 @@ cflags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=soft --specs=picolibc.specs -Os -ffu
 build_modules() {
   mkdir -p "$out/modules"
   local stale=""
+  # Objects built with other flags (or another compiler) are not reused.
+  local stamp="$out/modules/flags"
+  local flags_now
+  flags_now="$(swiftc --version 2>&1 | head -1) ${swift_flags[*]}"
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$flags_now" ] || { rm -f "$out"/modules/*.o; stale=1; }
+  echo "$flags_now" > "$stamp"
   for entry in "${modules[@]}"; do
     local name=${entry%%:*}
     local srcs
@@ -75,12 +84,10 @@ build_image() {
   for entry in "${modules[@]}"; do objs+=("$out/modules/${entry%%:*}.o"); done
   arm-none-eabi-gcc "${cflags[@]}" -nostartfiles -T "$fw/Startup/mps2-an386.ld" -Wl,--gc-sections -Wl,--no-enum-size-warning -Wl,--no-warn-execstack -Wl,--no-warn-rwx-segments -Wl,--wrap=malloc,--wrap=free,--wrap=posix_memalign,--wrap=calloc,--wrap=realloc \
     -Wl,-Map="$dir/$app.map" "${objs[@]}" \
-    "/opt/swift/usr/lib/swift/embedded/$target/libswiftUnicodeDataTables.a" \
+    "$(swift_lib_dir)/lib/swift/embedded/$target/libswiftUnicodeDataTables.a" \
     -o "$out/bluewire-$app.elf"
   [ -f "$out/bluewire-$app.elf" ] || { echo "firmware: link failed for $app"; exit 1; }
 }
-
-swift_lib_dir() { dirname "$(dirname "$(command -v swiftc)")"; }
 
 print_sizes() {
   local app=$1 elf="$out/bluewire-$app.elf"

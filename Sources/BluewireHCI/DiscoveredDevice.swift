@@ -63,10 +63,22 @@ public struct DiscoveredDevice: Hashable, Sendable {
     }
 
     /// Whether anything but RSSI and timing differs: what makes a report worth emitting again.
+    ///
+    /// Names are compared as the octets that went over the air, not as Unicode strings: two
+    /// advertisements differ when their bytes do, and byte comparison keeps String's
+    /// normalization tables (about 32 KB) out of firmware images.
     public func differsInContent(from other: DiscoveredDevice) -> Bool {
-        name != other.name || serviceUUIDs != other.serviceUUIDs || manufacturerData != other.manufacturerData
+        !Self.sameOctets(name, other.name) || serviceUUIDs != other.serviceUUIDs || manufacturerData != other.manufacturerData
             || serviceData != other.serviceData || txPower != other.txPower || appearance != other.appearance
             || connectable != other.connectable || address != other.address
+    }
+
+    private static func sameOctets(_ a: String?, _ b: String?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): true
+        case (let a?, let b?): a.utf8.elementsEqual(b.utf8)
+        default: false
+        }
     }
 }
 

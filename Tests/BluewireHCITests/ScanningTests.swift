@@ -141,6 +141,18 @@ func extendedReport(
         #expect(changed?.manufacturerData.first?.data == [1, 2])
     }
 
+    /// Names are compared as octets: "é" as one code point (C3 A9) and as "e" + combining acute
+    /// (65 CC 81) are equal Swift strings but different advertisements, so the second is emitted.
+    @Test func nameWithOtherOctetsIsEmittedAgainEvenWhenCanonicallyEqual() {
+        var aggregator = AdvertisingAggregator()
+        let first = aggregator.add(extendedReport(0x0001, data: bytes("0309c3a9")), now: .zero)
+        let same = aggregator.add(extendedReport(0x0001, data: bytes("0309c3a9")), now: .zero)
+        let decomposed = aggregator.add(extendedReport(0x0001, data: bytes("040965cc81")), now: .zero)
+        #expect(first?.name == "\u{E9}")
+        #expect(same == nil)
+        #expect(decomposed.map { Array($0.name?.utf8 ?? "".utf8) } == [0x65, 0xCC, 0x81])
+    }
+
     @Test func sameAddressBitsWithDifferentTypesAreDifferentDevices() {
         var aggregator = AdvertisingAggregator()
         _ = aggregator.add(extendedReport(0x0001, address: BluetoothAddress(value: 5, type: .public), data: data), now: .zero)

@@ -132,9 +132,38 @@ void board_halt(void) {
     for (;;) __asm__ volatile("wfi");
 }
 
-void hardfault_handler(void) {
-    log_string("\r\nfirmware: fault (trap or bad access), halted\r\n");
+static void log_hex(uint32_t value) {
+    char text[11] = "0x";
+    for (int i = 0; i < 8; i++) text[2 + i] = "0123456789abcdef"[(value >> (28 - 4 * i)) & 0xf];
+    text[10] = 0;
+    log_string(text);
+}
+
+// The frame the core stacked on exception entry (ARMv7-M B1.5.6): r0-r3, r12, lr, pc, xPSR. The
+// faulting pc finds the trap in the image (`arm-none-eabi-addr2line -e IMAGE.elf PC`); CFSR and
+// HFSR (System Control Block, B3.2.15-16) say what kind of fault it was (a Swift trap is UDF:
+// CFSR bit 16, UNDEFINSTR).
+void hardfault_report(const uint32_t *frame) {
+    log_string("\r\nfirmware: fault (trap or bad access) at pc ");
+    log_hex(frame[6]);
+    log_string(", lr ");
+    log_hex(frame[5]);
+    log_string(", CFSR ");
+    log_hex(*(volatile uint32_t *)0xE000ED28u);
+    log_string(", HFSR ");
+    log_hex(*(volatile uint32_t *)0xE000ED2Cu);
+    log_string("; halted\r\n");
     board_halt();
+}
+
+// Hands the stacked frame (on the main or the process stack, as EXC_RETURN bit 2 says) to the report.
+__attribute__((naked)) void hardfault_handler(void) {
+    __asm__ volatile(
+        "tst lr, #4\n"
+        "ite eq\n"
+        "mrseq r0, msp\n"
+        "mrsne r0, psp\n"
+        "b hardfault_report\n");
 }
 
 static void default_handler(void) {
