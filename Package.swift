@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(name: "BluewireCoreTests", dependencies: ["BluewireCore"]),
         .testTarget(name: "BluewireSnoopTests", dependencies: ["BluewireSnoop", "BluewireCore"]),
         .testTarget(name: "BluewireHCITests", dependencies: ["BluewireHCI", "BluewireCore"]),
-        .testTarget(name: "BluewireL2CAPTests", dependencies: ["BluewireL2CAP", "BluewireHCI", "BluewireCore"]),
+        .testTarget(name: "BluewireL2CAPTests", dependencies: ["BluewireL2CAP", "BluewireHCI", "BluewireCore", "PeerTestSupport"]),
         .testTarget(name: "BluewireATTTests", dependencies: ["BluewireATT", "BluewireL2CAP", "BluewireCore"]),
         .testTarget(name: "BluewireGATTTests", dependencies: ["BluewireGATT", "BluewireATT", "BluewireCore"]),
         .testTarget(

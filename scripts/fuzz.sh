@@ -34,6 +34,8 @@ targets=(
   "hci-event:BluewireCore BluewireHCI|1024"
   "advertising-data:BluewireCore BluewireHCI|2048"
   "l2cap:BluewireCore BluewireHCI BluewireL2CAP|4096"
+  "l2cap-signaling:BluewireCore BluewireHCI BluewireL2CAP|4096"
+  "kframe-reassembler:BluewireCore BluewireHCI BluewireL2CAP|4096"
   "att-pdu:BluewireCore BluewireHCI BluewireL2CAP BluewireATT|1024"
   "att-bearer:BluewireCore BluewireHCI BluewireL2CAP BluewireATT|4096"
   "gatt-server:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT|4096"

@@ -32,18 +32,18 @@ public struct LESignalingCommand: Hashable, Sendable {
         case connectionParameterUpdateResponse(result: ConnectionParameterUpdateResult)
         /// §4.22
         case leCreditBasedConnectionRequest(spsm: UInt16, sourceCID: UInt16, mtu: UInt16, mps: UInt16, initialCredits: UInt16)
-        /// §4.23: `result` 0x0000 is success; Table 4.14 lists the refusals.
-        case leCreditBasedConnectionResponse(destinationCID: UInt16, mtu: UInt16, mps: UInt16, initialCredits: UInt16, result: UInt16)
+        /// §4.23: on a refusal the other fields are 0x0000.
+        case leCreditBasedConnectionResponse(destinationCID: UInt16, mtu: UInt16, mps: UInt16, initialCredits: UInt16, result: LECreditBasedConnectionResult)
         /// §4.24
         case flowControlCreditIndication(cid: UInt16, credits: UInt16)
         /// §4.25: up to five source CIDs.
         case creditBasedConnectionRequest(spsm: UInt16, mtu: UInt16, mps: UInt16, initialCredits: UInt16, sourceCIDs: L2CAPCIDList)
-        /// §4.26
-        case creditBasedConnectionResponse(mtu: UInt16, mps: UInt16, initialCredits: UInt16, result: UInt16, destinationCIDs: L2CAPCIDList)
+        /// §4.26: one Destination CID per requested channel, 0x0000 for each one refused.
+        case creditBasedConnectionResponse(mtu: UInt16, mps: UInt16, initialCredits: UInt16, result: CreditBasedConnectionResult, destinationCIDs: L2CAPCIDList)
         /// §4.27
         case creditBasedReconfigureRequest(mtu: UInt16, mps: UInt16, destinationCIDs: L2CAPCIDList)
         /// §4.28
-        case creditBasedReconfigureResponse(result: UInt16)
+        case creditBasedReconfigureResponse(result: CreditBasedReconfigureResult)
         /// A BR/EDR-only or unknown command, kept raw. On LE it is answered with Command Reject.
         case other(code: LESignalingCode, data: ArraySlice<UInt8>)
 

@@ -40,7 +40,7 @@ extension LESignalingCommand {
             body = .leCreditBasedConnectionResponse(
                 destinationCID: try r.readUInt16("Destination CID"), mtu: try r.readUInt16("MTU"),
                 mps: try r.readUInt16("MPS"), initialCredits: try r.readUInt16("Initial Credits"),
-                result: try r.readUInt16("Result"))
+                result: LECreditBasedConnectionResult(rawValue: try r.readUInt16("Result")))
         case .flowControlCreditIndication:
             body = .flowControlCreditIndication(cid: try r.readUInt16("CID"), credits: try r.readUInt16("Credits"))
         case .creditBasedConnectionRequest:
@@ -56,7 +56,7 @@ extension LESignalingCommand {
             let mtu = try r.readUInt16("MTU")
             let mps = try r.readUInt16("MPS")
             let credits = try r.readUInt16("Initial Credits")
-            let result = try r.readUInt16("Result")
+            let result = CreditBasedConnectionResult(rawValue: try r.readUInt16("Result"))
             let offset = r.offset
             body = .creditBasedConnectionResponse(
                 mtu: mtu, mps: mps, initialCredits: credits, result: result,
@@ -69,7 +69,7 @@ extension LESignalingCommand {
                 mtu: mtu, mps: mps,
                 destinationCIDs: try L2CAPCIDList(validating: r.readRemaining(), field: "Destination CID", offset: offset))
         case .creditBasedReconfigureResponse:
-            body = .creditBasedReconfigureResponse(result: try r.readUInt16("Result"))
+            body = .creditBasedReconfigureResponse(result: CreditBasedReconfigureResult(rawValue: try r.readUInt16("Result")))
         default:
             body = .other(code: code, data: r.readRemaining())
         }
@@ -111,7 +111,7 @@ extension LESignalingCommand {
             w.append(mtu)
             w.append(mps)
             w.append(credits)
-            w.append(result)
+            w.append(result.rawValue)
         case .flowControlCreditIndication(let cid, let credits):
             w.append(cid)
             w.append(credits)
@@ -125,14 +125,14 @@ extension LESignalingCommand {
             w.append(mtu)
             w.append(mps)
             w.append(credits)
-            w.append(result)
+            w.append(result.rawValue)
             w.append(contentsOf: destinations.bytes)
         case .creditBasedReconfigureRequest(let mtu, let mps, let destinations):
             w.append(mtu)
             w.append(mps)
             w.append(contentsOf: destinations.bytes)
         case .creditBasedReconfigureResponse(let result):
-            w.append(result)
+            w.append(result.rawValue)
         case .other(_, let data):
             w.append(contentsOf: data)
         }

@@ -35,9 +35,10 @@ public enum LESignalingEvent: Hashable, Sendable {
 
 /// Answers the peer on the LE signaling channel (Core Vol 3 Part A §4), sans-I/O.
 ///
-/// Bluewire opens no credit based channels, so requests for them are refused with the proper
+/// On its own it opens no credit based channels: requests for them are refused with the proper
 /// response, a Disconnection Request names an invalid CID, and anything else that is not a
-/// response is answered with Command Reject "command not understood" (§4.1). A central accepts a
+/// response is answered with Command Reject "command not understood" (§4.1). A link that offers
+/// credit based channels uses `CreditBasedChannelManager`, which embeds this responder for the rest. A central accepts a
 /// valid Connection Parameter Update Request and tells the host to apply it; a peripheral may not
 /// receive one and rejects it as not understood (§4.20).
 public struct LESignalingResponder: Sendable {
@@ -100,17 +101,17 @@ public struct LESignalingResponder: Sendable {
             // 0x0002: connection refused – SPSM not supported (§4.23, Table 4.14).
             return LESignalingOutput(reply: LESignalingCommand(
                 identifier: id,
-                body: .leCreditBasedConnectionResponse(destinationCID: 0, mtu: 0, mps: 0, initialCredits: 0, result: 0x0002)))
+                body: .leCreditBasedConnectionResponse(destinationCID: 0, mtu: 0, mps: 0, initialCredits: 0, result: .spsmNotSupported)))
         case .creditBasedConnectionRequest(_, _, _, _, let sources):
             // 0x0002: all connections refused – SPSM not supported; one 0x0000 per requested CID (§4.26).
             return LESignalingOutput(reply: LESignalingCommand(
                 identifier: id,
                 body: .creditBasedConnectionResponse(
-                    mtu: 0, mps: 0, initialCredits: 0, result: 0x0002,
+                    mtu: 0, mps: 0, initialCredits: 0, result: .allRefusedSPSMNotSupported,
                     destinationCIDs: L2CAPCIDList(Array(repeating: UInt16(0), count: sources.count)))))
         case .creditBasedReconfigureRequest:
             // 0x0003: reconfiguration failed – one or more Destination CIDs invalid (§4.28).
-            return LESignalingOutput(reply: LESignalingCommand(identifier: id, body: .creditBasedReconfigureResponse(result: 0x0003)))
+            return LESignalingOutput(reply: LESignalingCommand(identifier: id, body: .creditBasedReconfigureResponse(result: .destinationCIDsInvalid)))
         case .disconnectionResponse, .leCreditBasedConnectionResponse, .flowControlCreditIndication,
              .creditBasedConnectionResponse, .creditBasedReconfigureResponse:
             return LESignalingOutput(event: .ignored(command.code))
