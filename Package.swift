@@ -136,7 +136,7 @@ let package = Package(
 
         // MARK: tests
         .testTarget(name: "BluewireCoreTests", dependencies: ["BluewireCore"]),
-        .testTarget(name: "BluewireSMPTests", dependencies: ["BluewireSMP", "BluewireCrypto", "BluewireCore"]),
+        .testTarget(name: "BluewireSMPTests", dependencies: ["BluewireSMP", "BluewireCrypto", "BluewireCore", "PeerTestSupport"]),
         .testTarget(name: "BluewireSnoopTests", dependencies: ["BluewireSnoop", "BluewireCore"]),
         .testTarget(name: "BluewireHCITests", dependencies: ["BluewireHCI", "BluewireCore"]),
         .testTarget(name: "BluewireL2CAPTests", dependencies: ["BluewireL2CAP", "BluewireHCI", "BluewireCore"]),

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""bumble's SMP responder (bumble.smp.Session) driven over stdin/stdout, for pairing tests of BluewireSMP.
+
+Only the SMP session is bumble's own code; the connection and device around it are minimal stand-ins
+(no controller: the test plays the link, comparing the key the central encrypts with to the key bumble
+would give in its LTK Request Reply, and then reporting the Encryption Change).
+
+Usage: bumble_smp_responder.py IO_CAPABILITY SC(0|1) MITM(0|1)
+  IO_CAPABILITY: 0 DisplayOnly, 1 DisplayYesNo, 2 KeyboardOnly, 3 NoInputNoOutput, 4 KeyboardDisplay
+Commands (one a line):   pdu HEX | ltk EDIV RANDHEX | encrypted | passkey N
+Output lines: pdu HEX | ltk HEX|none | display N | compare N | paired LTKHEX|- IRKHEX|- CSRKHEX|- | failed CODE
+Every command's output ends with a line 'end'.
+"""
+import asyncio
+import sys
+
+from bumble import smp, utils
+from bumble.core import PhysicalTransport
+from bumble.hci import Address, Role
+from bumble.pairing import PairingConfig, PairingDelegate
+
+out = sys.stdout
+
+
+def emit(line: str) -> None:
+    out.write(line + "\n")
+    out.flush()
+
+
+class Connection(utils.EventEmitter):
+    EVENT_DISCONNECTION = "disconnection"
+    EVENT_CONNECTION_ENCRYPTION_CHANGE = "connection_encryption_change"
+    EVENT_CONNECTION_ENCRYPTION_KEY_REFRESH = "connection_encryption_key_refresh"
+    EVENT_SECURITY_REQUEST = "security_request"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.handle = 0x0040
+        self.role = Role.PERIPHERAL
+        self.transport = PhysicalTransport.LE
+        # Must match the addresses the Swift side uses.
+        self.self_address = Address("C6:A5:A4:A3:A2:A1", Address.RANDOM_DEVICE_ADDRESS)
+        self.peer_address = Address("66:55:44:33:22:11", Address.PUBLIC_DEVICE_ADDRESS)
+        self.self_resolvable_address = None
+        self.peer_resolvable_address = None
+        self.is_encrypted = False
+
+    def send_l2cap_pdu(self, cid: int, pdu: bytes) -> None:
+        emit("pdu " + pdu.hex())
+
+    def cancel_on_disconnection(self, awaitable):
+        return asyncio.ensure_future(awaitable)
+
+    async def drain(self) -> None:
+        pass
+
+
+class Device:
+    def __init__(self) -> None:
+        self.public_address = Address.ANY
+        self.static_address = Address("C6:A5:A4:A3:A2:A1", Address.RANDOM_DEVICE_ADDRESS)
+        self.irk = bytes(range(16))
+        self.keystore = None
+
+
+class Manager(smp.Manager):
+    def on_session_start(self, session) -> None:
+        pass
+
+    async def on_pairing(self, session, identity_address, keys) -> None:
+        def h(v):
+            return v.value.hex() if v is not None else "-"
+        emit(f"paired {h(keys.ltk)} {h(keys.irk)} {h(keys.csrk)}")
+
+    def on_pairing_failure(self, session, reason) -> None:
+        emit(f"failed {int(reason)}")
+
+
+class Delegate(PairingDelegate):
+    def __init__(self, io: int) -> None:
+        super().__init__(io_capability=io)
+        self.passkey = asyncio.get_event_loop().create_future()
+
+    async def compare_numbers(self, number: int, digits: int) -> bool:
+        emit(f"compare {number}")
+        return True
+
+    async def get_number(self):
+        return await self.passkey
+
+    async def display_number(self, number: int, digits: int) -> None:
+        emit(f"display {number}")
+
+
+async def settle() -> None:
+    for _ in range(50):
+        await asyncio.sleep(0)
+
+
+async def main() -> None:
+    io, sc, mitm = int(sys.argv[1]), sys.argv[2] == "1", sys.argv[3] == "1"
+    delegate = Delegate(io)
+    config = PairingConfig(sc=sc, mitm=mitm, bonding=True, delegate=delegate)
+    manager = Manager(Device(), lambda connection: config)
+    connection = Connection()
+    reader = asyncio.StreamReader()
+    await asyncio.get_event_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while line := (await reader.readline()).decode().strip():
+        words = line.split()
+        if words[0] == "pdu":
+            manager.on_smp_pdu(connection, bytes.fromhex(words[1]))
+        elif words[0] == "ltk":
+            session = manager.sessions.get(connection.handle)
+            key = session.get_long_term_key(bytes.fromhex(words[2]), int(words[1])) if session else None
+            emit("ltk " + (key.hex() if key else "none"))
+        elif words[0] == "encrypted":
+            connection.is_encrypted = True
+            connection.emit(Connection.EVENT_CONNECTION_ENCRYPTION_CHANGE)
+        elif words[0] == "passkey":
+            delegate.passkey.set_result(int(words[1]))
+        await settle()
+        emit("end")
+
+
+asyncio.run(main())
