@@ -5,19 +5,19 @@ import Foundation
 import PeerTestSupport
 import Testing
 
-/// bumble's own SMP responder (Tests/Peers/bumble_smp_responder.py runs `bumble.smp.Session`) against a
-/// BluewireSMP initiator. The link is played by the test: the central's LTK must equal the key bumble
-/// would give in its LTK Request Reply before Encryption Change is reported to both.
-final class BumbleSMPResponder {
+/// bumble's own SMP session (Tests/Peers/bumble_smp_session.py runs `bumble.smp.Session`) against a
+/// BluewireSMP session in the other role. The link is played by the test: the central's LTK must equal the
+/// key the peripheral gives in its LTK Request Reply before Encryption Change is reported to both.
+final class BumbleSMPSession {
     let process = Process()
     let input = Pipe()
     let output = Pipe()
     var buffer: [UInt8] = []
 
-    init(io: IOCapability, sc: Bool, mitm: Bool) throws {
+    init(io: IOCapability, sc: Bool, mitm: Bool, initiator: Bool) throws {
         process.executableURL = BumblePeer.python
-        let script = BumblePeer.repositoryRoot.appendingPathComponent("Tests/Peers/bumble_smp_responder.py")
-        process.arguments = [script.path, "\(io.rawValue)", sc ? "1" : "0", mitm ? "1" : "0"]
+        let script = BumblePeer.repositoryRoot.appendingPathComponent("Tests/Peers/bumble_smp_session.py")
+        process.arguments = [script.path, "\(io.rawValue)", sc ? "1" : "0", mitm ? "1" : "0"] + (initiator ? ["initiator"] : [])
         process.standardInput = input
         process.standardOutput = output
         try process.run()
@@ -60,13 +60,17 @@ struct BumbleSMPRun {
 
 @Suite(.enabled(if: FileManager.default.fileExists(atPath: BumblePeer.python.path), "needs .venv (scripts/setup-test-env.sh)"))
 struct BumbleSMPTests {
-    func pair(ours: PairingConfiguration, bumbleIO: IOCapability, bumbleSC: Bool, bumbleMITM: Bool) throws -> BumbleSMPRun {
-        let bumble = try BumbleSMPResponder(io: bumbleIO, sc: bumbleSC, mitm: bumbleMITM)
+    /// Pairs a BluewireSMP session in `role` with bumble in the other role.
+    func pair(
+        ours: PairingConfiguration, bumbleIO: IOCapability, bumbleSC: Bool, bumbleMITM: Bool, role: SMPRole = .initiator
+    ) throws -> BumbleSMPRun {
+        let bumble = try BumbleSMPSession(io: bumbleIO, sc: bumbleSC, mitm: bumbleMITM, initiator: role == .responder)
         var session = PairingSession(
-            role: .initiator, configuration: ours, crypto: SwiftCryptoSMP(),
+            role: role, configuration: ours, crypto: SwiftCryptoSMP(),
             initiatorAddress: PairingHarness.centralAddress, responderAddress: PairingHarness.peripheralAddress)
         enum Work { case action(SMPAction), line(String) }
-        var work: [Work] = session.start(now: .zero).map { .action($0) }
+        var work: [Work] = role == .initiator
+            ? session.start(now: .zero).map { .action($0) } : bumble.command("start").map { .line($0) }
         var run = BumbleSMPRun()
         var displayed: UInt32?
         var passkeyWanted = false
@@ -111,6 +115,14 @@ struct BumbleSMPTests {
                         passkeyWanted = false
                         work += session.passkeyEntered(displayed, now: .zero).map { .action($0) }
                     }
+                case "encrypt" where words.count == 4:
+                    // bumble as central starts encryption; we are the peripheral and answer the LTK request.
+                    let reply = session.longTermKeyRequested(ediv: UInt16(words[2]) ?? 1, rand: hex(words[3]), now: .zero)
+                    guard case .longTermKeyReply(let key) = reply.first else { break }
+                    run.keysMatched = hexString(key) == words[1]
+                    guard run.keysMatched else { break }
+                    work += session.encryptionChanged(enabled: true, now: .zero).map { .action($0) }
+                    work += bumble.command("encrypted").map { .line($0) }
                 case "compare": run.bumbleComparison = UInt32(words[1])
                 case "paired": run.bumblePaired = Array(words.dropFirst())
                 case "failed": run.bumbleFailed = words.count > 1 ? words[1] : "?"
@@ -171,6 +183,45 @@ struct BumbleSMPTests {
     @Test func legacyPasskeyBumbleDisplays() throws {
         let ours = PairingConfiguration.test(.keyboardOnly, sc: false, mitm: true, seed: 1)
         let run = try pair(ours: ours, bumbleIO: .displayOnly, bumbleSC: false, bumbleMITM: true)
+        expectPaired(run, .passkeyEntry(.responderDisplays), sc: false, ours: ours)
+    }
+
+    // MARK: bumble as initiator, BluewireSMP as responder
+
+    @Test func responderSecureConnectionsJustWorks() throws {
+        let ours = PairingConfiguration.test(.noInputNoOutput, seed: 1)
+        let run = try pair(ours: ours, bumbleIO: .noInputNoOutput, bumbleSC: true, bumbleMITM: false, role: .responder)
+        expectPaired(run, .justWorks, sc: true, ours: ours)
+    }
+
+    @Test func responderSecureConnectionsNumericComparison() throws {
+        let ours = PairingConfiguration.test(.keyboardDisplay, mitm: true, seed: 1)
+        let run = try pair(ours: ours, bumbleIO: .displayYesNo, bumbleSC: true, bumbleMITM: true, role: .responder)
+        expectPaired(run, .numericComparison, sc: true, ours: ours)
+        #expect(run.ourComparison != nil && run.ourComparison == run.bumbleComparison)
+    }
+
+    @Test func responderSecureConnectionsPasskeyWeDisplay() throws {
+        let ours = PairingConfiguration.test(.displayOnly, mitm: true, seed: 1)
+        let run = try pair(ours: ours, bumbleIO: .keyboardOnly, bumbleSC: true, bumbleMITM: true, role: .responder)
+        expectPaired(run, .passkeyEntry(.responderDisplays), sc: true, ours: ours)
+    }
+
+    @Test func responderSecureConnectionsPasskeyBumbleDisplays() throws {
+        let ours = PairingConfiguration.test(.keyboardOnly, mitm: true, seed: 1)
+        let run = try pair(ours: ours, bumbleIO: .displayOnly, bumbleSC: true, bumbleMITM: true, role: .responder)
+        expectPaired(run, .passkeyEntry(.initiatorDisplays), sc: true, ours: ours)
+    }
+
+    @Test func responderLegacyJustWorks() throws {
+        let ours = PairingConfiguration.test(.noInputNoOutput, sc: false, seed: 1)
+        let run = try pair(ours: ours, bumbleIO: .noInputNoOutput, bumbleSC: false, bumbleMITM: false, role: .responder)
+        expectPaired(run, .justWorks, sc: false, ours: ours)
+    }
+
+    @Test func responderLegacyPasskeyWeDisplay() throws {
+        let ours = PairingConfiguration.test(.displayOnly, sc: false, mitm: true, seed: 1)
+        let run = try pair(ours: ours, bumbleIO: .keyboardOnly, bumbleSC: false, bumbleMITM: true, role: .responder)
         expectPaired(run, .passkeyEntry(.responderDisplays), sc: false, ours: ours)
     }
 }

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""bumble's SMP responder (bumble.smp.Session) driven over stdin/stdout, for pairing tests of BluewireSMP.
+"""bumble's SMP session (bumble.smp.Session) driven over stdin/stdout, for pairing tests of BluewireSMP.
 
 Only the SMP session is bumble's own code; the connection and device around it are minimal stand-ins
 (no controller: the test plays the link, comparing the key the central encrypts with to the key bumble
 would give in its LTK Request Reply, and then reporting the Encryption Change).
 
-Usage: bumble_smp_responder.py IO_CAPABILITY SC(0|1) MITM(0|1)
+Usage: bumble_smp_session.py IO_CAPABILITY SC(0|1) MITM(0|1) [initiator]
   IO_CAPABILITY: 0 DisplayOnly, 1 DisplayYesNo, 2 KeyboardOnly, 3 NoInputNoOutput, 4 KeyboardDisplay
-Commands (one a line):   pdu HEX | ltk EDIV RANDHEX | encrypted | passkey N
-Output lines: pdu HEX | ltk HEX|none | display N | compare N | paired LTKHEX|- IRKHEX|- CSRKHEX|- | failed CODE
+  With 'initiator' bumble is the central and starts pairing on the command 'start'.
+Commands (one a line):   start | pdu HEX | ltk EDIV RANDHEX | encrypted | passkey N
+Output lines: pdu HEX | ltk HEX|none | encrypt LTKHEX EDIV RANDHEX (bumble as central starts encryption)
+  | display N | compare N | paired LTKHEX|- IRKHEX|- CSRKHEX|- | failed CODE
 Every command's output ends with a line 'end'.
 """
 import asyncio
@@ -33,14 +35,16 @@ class Connection(utils.EventEmitter):
     EVENT_CONNECTION_ENCRYPTION_KEY_REFRESH = "connection_encryption_key_refresh"
     EVENT_SECURITY_REQUEST = "security_request"
 
-    def __init__(self) -> None:
+    def __init__(self, central: bool) -> None:
         super().__init__()
         self.handle = 0x0040
-        self.role = Role.PERIPHERAL
+        self.role = Role.CENTRAL if central else Role.PERIPHERAL
         self.transport = PhysicalTransport.LE
-        # Must match the addresses the Swift side uses.
-        self.self_address = Address("C6:A5:A4:A3:A2:A1", Address.RANDOM_DEVICE_ADDRESS)
-        self.peer_address = Address("66:55:44:33:22:11", Address.PUBLIC_DEVICE_ADDRESS)
+        # Must match the addresses the Swift side uses: the central is public, the peripheral random.
+        central_address = Address("66:55:44:33:22:11", Address.PUBLIC_DEVICE_ADDRESS)
+        peripheral_address = Address("C6:A5:A4:A3:A2:A1", Address.RANDOM_DEVICE_ADDRESS)
+        self.self_address = central_address if central else peripheral_address
+        self.peer_address = peripheral_address if central else central_address
         self.self_resolvable_address = None
         self.peer_resolvable_address = None
         self.is_encrypted = False
@@ -55,12 +59,20 @@ class Connection(utils.EventEmitter):
         pass
 
 
+class Host:
+    """Stands in for the HCI host: bumble as central asks it for LE Enable Encryption."""
+
+    async def send_async_command(self, command) -> None:
+        emit(f"encrypt {command.long_term_key.hex()} {command.encrypted_diversifier} {command.random_number.hex()}")
+
+
 class Device:
-    def __init__(self) -> None:
+    def __init__(self, connection: Connection) -> None:
         self.public_address = Address.ANY
-        self.static_address = Address("C6:A5:A4:A3:A2:A1", Address.RANDOM_DEVICE_ADDRESS)
+        self.static_address = connection.self_address
         self.irk = bytes(range(16))
         self.keystore = None
+        self.host = Host()
 
 
 class Manager(smp.Manager):
@@ -99,15 +111,18 @@ async def settle() -> None:
 
 async def main() -> None:
     io, sc, mitm = int(sys.argv[1]), sys.argv[2] == "1", sys.argv[3] == "1"
+    central = len(sys.argv) > 4 and sys.argv[4] == "initiator"
     delegate = Delegate(io)
     config = PairingConfig(sc=sc, mitm=mitm, bonding=True, delegate=delegate)
-    manager = Manager(Device(), lambda connection: config)
-    connection = Connection()
+    connection = Connection(central)
+    manager = Manager(Device(connection), lambda connection: config)
     reader = asyncio.StreamReader()
     await asyncio.get_event_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     while line := (await reader.readline()).decode().strip():
         words = line.split()
-        if words[0] == "pdu":
+        if words[0] == "start":
+            asyncio.ensure_future(manager.pair(connection))
+        elif words[0] == "pdu":
             manager.on_smp_pdu(connection, bytes.fromhex(words[1]))
         elif words[0] == "ltk":
             session = manager.sessions.get(connection.handle)
