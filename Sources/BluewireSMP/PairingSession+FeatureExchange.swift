@@ -27,6 +27,11 @@ extension PairingSession {
             return receivedPublicKey(x: x.reversed(), y: y.reversed(), now: now)
         case .pairingConfirm(let value):
             guard state == .waitConfirm, peerConfirm == nil else { return fail(.unspecifiedReason, now: now) }
+            // The initiator commits first, except in SC Just Works / Numeric Comparison (§2.3.5.5, §2.3.5.6).
+            let initiatorCommitsFirst = !secureConnections || method != .justWorks && method != .numericComparison
+            if role == .initiator, initiatorCommitsFirst, localRandom.isEmpty {
+                return fail(.unspecifiedReason, now: now)
+            }
             peerConfirm = value.reversed()
             return secureConnections ? advanceConfirmSC(now: now) : advanceLegacy(now: now)
         case .pairingRandom(let value):

@@ -242,3 +242,51 @@ extension PairingConfiguration {
             responderKeyDistribution: [.encryptionKey, .identityKey, .signingKey])
     }
 }
+
+/// Rules the responder applies to the initiator's Pairing Request, and the order of commitments.
+@Suite struct PairingResponderRuleTests {
+    func responder(_ configuration: PairingConfiguration) -> PairingSession<SwiftCryptoSMP> {
+        PairingSession(
+            role: .responder, configuration: configuration, crypto: SwiftCryptoSMP(),
+            initiatorAddress: PairingHarness.centralAddress, responderAddress: PairingHarness.peripheralAddress)
+    }
+
+    @Test func secureConnectionsOnlyResponderRefusesLegacyRequest() {
+        var session = responder(.test(.noInputNoOutput, scOnly: true, seed: 9))
+        var legacy = PairingConfiguration.test(.noInputNoOutput, sc: false, seed: 1).test_features
+        legacy.authRequirements = AuthRequirements(bonding: true, mitm: false, secureConnections: false)
+        let actions = session.receive(SMPPDU.pairingRequest(legacy).encoded(), now: .zero)
+        #expect(actions == [.send(.pairingFailed(.authenticationRequirements)), .failed(.local(.authenticationRequirements))])
+    }
+
+    @Test func responderNarrowsKeyDistributionToTheRequest() {
+        var configuration = PairingConfiguration.test(.noInputNoOutput, seed: 9)
+        configuration.signatureKey = nil  // nothing to sign with: CSRK is not offered
+        var session = responder(configuration)
+        var request = PairingConfiguration.test(.noInputNoOutput, seed: 1).test_features
+        request.initiatorKeyDistribution = [.identityKey]
+        request.responderKeyDistribution = [.encryptionKey, .identityKey, .signingKey]
+        let actions = session.receive(SMPPDU.pairingRequest(request).encoded(), now: .zero)
+        guard case .send(.pairingResponse(let response)) = actions.first else {
+            Issue.record("no Pairing Response: \(actions)")
+            return
+        }
+        #expect(response.initiatorKeyDistribution == [.identityKey])
+        #expect(response.responderKeyDistribution == [.encryptionKey, .identityKey])
+        #expect(session.deadline == MonotonicInstant.zero + .seconds(30))
+    }
+
+    @Test func initiatorRefusesAConfirmBeforeItsOwnInPasskeyEntry() {
+        var session = PairingSession(
+            role: .initiator, configuration: .test(.keyboardOnly, sc: false, mitm: true, seed: 1), crypto: SwiftCryptoSMP(),
+            initiatorAddress: PairingHarness.centralAddress, responderAddress: PairingHarness.peripheralAddress)
+        _ = session.start(now: .zero)
+        var response = PairingConfiguration.test(.displayOnly, sc: false, mitm: true, seed: 9).test_features
+        response.initiatorKeyDistribution = [.encryptionKey]
+        response.responderKeyDistribution = [.encryptionKey]
+        #expect(session.receive(SMPPDU.pairingResponse(response).encoded(), now: .zero) == [.requestPasskey])
+        // Passkey not entered yet, so no Mconfirm was sent: a Sconfirm now is out of order.
+        let early = session.receive(SMPPDU.pairingConfirm([UInt8](repeating: 1, count: 16)).encoded(), now: .zero)
+        #expect(early == [.send(.pairingFailed(.unspecifiedReason)), .failed(.local(.unspecifiedReason))])
+    }
+}
