@@ -85,7 +85,8 @@ extension PairingSession {
         else { return fail(.encryptionKeySize, now: now) }
         keySize = size
         method = PairingMethod.select(initiator: request, responder: response, secureConnections: secureConnections)
-        if method == .outOfBand { return fail(.oobNotAvailable, now: now) }  // OOB data is not implemented
+        // Legacy OOB (a TK from out of band) is not implemented; LE SC OOB is.
+        if method == .outOfBand && !secureConnections { return fail(.oobNotAvailable, now: now) }
         if configuration.mitmRequired && !method.isAuthenticated {
             return fail(.authenticationRequirements, now: now)
         }
@@ -111,7 +112,7 @@ extension PairingSession {
         if secureConnections {
             state = .waitPublicKey
             if role == .initiator {
-                do { localKeyPair = try crypto.generateP256KeyPair() } catch {
+                do { if localKeyPair == nil { localKeyPair = try crypto.generateP256KeyPair() } } catch {
                     return fail(.unspecifiedReason, now: now)
                 }
                 actions += sendPublicKey(now: now)

@@ -13,7 +13,7 @@ extension PairingSession {
     /// a peer that sends our own key back (a reflection, which would make the DHKey check meaningless).
     mutating func receivedPublicKey(x: [UInt8], y: [UInt8], now: MonotonicInstant) -> [SMPAction] {
         var actions: [SMPAction] = []
-        if role == .responder {
+        if role == .responder, localKeyPair == nil {
             do { localKeyPair = try crypto.generateP256KeyPair() } catch { return fail(.unspecifiedReason, now: now) }
         }
         guard let key = localKeyPair else { return fail(.unspecifiedReason, now: now) }
@@ -23,9 +23,29 @@ extension PairingSession {
         }
         peerPublicKey = (x, y)
         if role == .responder { actions += sendPublicKey(now: now) }
+        if method == .outOfBand { return actions + startOOBNonces(now: now) }
         state = .waitConfirm
         actions += advanceConfirmSC(now: now)
         return actions
+    }
+
+    /// LE SC OOB (§2.3.5.6.4): check the peer's commitment C = f4(PKx, PKx, r, 0) when we have its OOB
+    /// data, set ra/rb (zero for data that did not go across), then the nonces go without confirms.
+    mutating func startOOBNonces(now: MonotonicInstant) -> [SMPAction] {
+        let peerReceivedOurs = (role == .initiator ? response : request)?.oobDataPresent ?? false
+        if let (r, c) = peerOOBData, let x = peerPublicKey?.x {
+            guard let computed = try? crypto.f4(x, x, r, 0) else { return fail(.unspecifiedReason, now: now) }
+            guard computed == c else { return fail(.confirmValueFailed, now: now) }
+            oobPeerR = r
+        }
+        if peerReceivedOurs {
+            guard let r = localOOBRandom else { return fail(.oobNotAvailable, now: now) }
+            oobLocalR = r
+        }
+        state = .waitRandom
+        guard role == .initiator else { return [] }
+        localRandom = random16()
+        return send(.pairingRandom(localRandom.reversed()), now: now)
     }
 
     var publicKeyA: [UInt8] { (role == .initiator ? localKeyPair?.publicKeyX : peerPublicKey?.x) ?? [] }
@@ -81,7 +101,9 @@ extension PairingSession {
 
     mutating func receivedRandomSC(_ random: [UInt8], now: MonotonicInstant) -> [SMPAction] {
         var actions: [SMPAction] = []
-        if role == .initiator {
+        if method == .outOfBand {
+            if role == .responder { localRandom = random16() }
+        } else if role == .initiator {
             // Check the responder's commitment: Cb = f4(PKbx, PKax, Nb, z).
             guard let cb = peerConfirm, let computed = try? crypto.f4(publicKeyB, publicKeyA, random, isPasskey ? passkeyZ : 0)
             else { return fail(.unspecifiedReason, now: now) }
@@ -138,8 +160,14 @@ extension PairingSession {
         let keys = try crypto.f5(dhKey, initiatorNonce, responderNonce, a, b)
         macKey = keys.macKey
         sessionKey = masked(keys.ltk)
-        let ea = try crypto.f6(macKey, initiatorNonce, responderNonce, checkR, Self.ioCap(request), a, b)
-        let eb = try crypto.f6(macKey, responderNonce, initiatorNonce, checkR, Self.ioCap(response), b, a)
+        var ra = checkR
+        var rb = checkR
+        if method == .outOfBand {
+            ra = role == .initiator ? oobLocalR : oobPeerR
+            rb = role == .initiator ? oobPeerR : oobLocalR
+        }
+        let ea = try crypto.f6(macKey, initiatorNonce, responderNonce, rb, Self.ioCap(request), a, b)
+        let eb = try crypto.f6(macKey, responderNonce, initiatorNonce, ra, Self.ioCap(response), b, a)
         return (ea, eb)
     }
 

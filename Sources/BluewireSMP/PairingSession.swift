@@ -63,6 +63,14 @@ public struct PairingSession<Crypto: SMPCryptoPrimitives> {
     /// SC LTK or legacy STK, most significant first, masked to the key size.
     var sessionKey: [UInt8] = []
 
+    // LE SC OOB (§2.3.5.6.4): our r and the peer's (r, C) received out of band; ra/rb as used by f6.
+    var localOOBRandom: [UInt8]?
+    /// The peer's OOB data (r, C = f4(PKx, PKx, r, 0)), most significant first; set it before pairing. Its
+    /// presence is what the OOB data flag of our Pairing Request/Response says.
+    public var peerOOBData: (random: [UInt8], confirm: [UInt8])?
+    var oobLocalR = [UInt8](repeating: 0, count: 16)
+    var oobPeerR = [UInt8](repeating: 0, count: 16)
+
     // Phase 3
     var localDistributed = DistributedKeys()
     var peerDistributed = DistributedKeys()
@@ -82,7 +90,7 @@ public struct PairingSession<Crypto: SMPCryptoPrimitives> {
     /// The features this device states in its Pairing Request or Response.
     var localFeatures: PairingFeatures {
         PairingFeatures(
-            ioCapability: configuration.ioCapability, oobDataPresent: false,
+            ioCapability: configuration.ioCapability, oobDataPresent: peerOOBData != nil,
             authRequirements: AuthRequirements(
                 bonding: configuration.bonding, mitm: configuration.mitmRequired,
                 secureConnections: configuration.secureConnections),
@@ -90,6 +98,16 @@ public struct PairingSession<Crypto: SMPCryptoPrimitives> {
             initiatorKeyDistribution: role == .initiator ? configuration.offeredKeys : configuration.requestedPeerKeys,
             responderKeyDistribution: role == .initiator ? configuration.requestedPeerKeys : configuration.offeredKeys
         )
+    }
+
+    /// LE SC OOB data to hand to the peer out of band (§2.3.5.6.4): a random r and C = f4(PKx, PKx, r, 0)
+    /// over the key pair this session will pair with, both most significant first.
+    public mutating func localOOBData() throws(SMPCryptoError) -> (random: [UInt8], confirm: [UInt8]) {
+        if localKeyPair == nil { localKeyPair = try crypto.generateP256KeyPair() }
+        guard let key = localKeyPair else { throw .primitiveFailed }
+        let r = localOOBRandom ?? random16()
+        localOOBRandom = r
+        return (r, try crypto.f4(key.publicKeyX, key.publicKeyX, r, 0))
     }
 
     /// Whether the pairing has ended (paired, failed or timed out).

@@ -60,14 +60,26 @@ struct BumbleSMPRun {
 
 @Suite(.enabled(if: FileManager.default.fileExists(atPath: BumblePeer.python.path), "needs .venv (scripts/setup-test-env.sh)"))
 struct BumbleSMPTests {
+    /// Which way LE SC OOB data goes before pairing.
+    struct OOB: OptionSet { let rawValue: Int; static let toBumble = OOB(rawValue: 1); static let fromBumble = OOB(rawValue: 2) }
+
     /// Pairs a BluewireSMP session in `role` with bumble in the other role.
     func pair(
-        ours: PairingConfiguration, bumbleIO: IOCapability, bumbleSC: Bool, bumbleMITM: Bool, role: SMPRole = .initiator
+        ours: PairingConfiguration, bumbleIO: IOCapability, bumbleSC: Bool, bumbleMITM: Bool, role: SMPRole = .initiator,
+        oob: OOB = []
     ) throws -> BumbleSMPRun {
         let bumble = try BumbleSMPSession(io: bumbleIO, sc: bumbleSC, mitm: bumbleMITM, initiator: role == .responder)
         var session = PairingSession(
             role: role, configuration: ours, crypto: SwiftCryptoSMP(),
             initiatorAddress: PairingHarness.centralAddress, responderAddress: PairingHarness.peripheralAddress)
+        if oob.contains(.fromBumble) {
+            let words = (bumble.command("oob").first ?? "").split(separator: " ").map(String.init)
+            if words.count == 3 { session.peerOOBData = (hex(words[2]).reversed(), hex(words[1]).reversed()) }
+        }
+        if oob.contains(.toBumble) {
+            let (r, c) = try session.localOOBData()
+            _ = bumble.command("peeroob \(hexString(c.reversed())) \(hexString(r.reversed()))")
+        }
         enum Work { case action(SMPAction), line(String) }
         var work: [Work] = role == .initiator
             ? session.start(now: .zero).map { .action($0) } : bumble.command("start").map { .line($0) }
@@ -223,5 +235,21 @@ struct BumbleSMPTests {
         let ours = PairingConfiguration.test(.displayOnly, sc: false, mitm: true, seed: 1)
         let run = try pair(ours: ours, bumbleIO: .keyboardOnly, bumbleSC: false, bumbleMITM: true, role: .responder)
         expectPaired(run, .passkeyEntry(.responderDisplays), sc: false, ours: ours)
+    }
+
+    // MARK: LE SC OOB with bumble
+
+    @Test("LE SC OOB with bumble as responder", arguments: [[.toBumble, .fromBumble], [.toBumble], [.fromBumble]] as [OOB])
+    func outOfBand(direction: OOB) throws {
+        let ours = PairingConfiguration.test(.noInputNoOutput, seed: 1)
+        let run = try pair(ours: ours, bumbleIO: .noInputNoOutput, bumbleSC: true, bumbleMITM: true, oob: direction)
+        expectPaired(run, .outOfBand, sc: true, ours: ours)
+    }
+
+    @Test("LE SC OOB with bumble as initiator", arguments: [[.toBumble, .fromBumble], [.toBumble], [.fromBumble]] as [OOB])
+    func responderOutOfBand(direction: OOB) throws {
+        let ours = PairingConfiguration.test(.noInputNoOutput, seed: 1)
+        let run = try pair(ours: ours, bumbleIO: .noInputNoOutput, bumbleSC: true, bumbleMITM: true, role: .responder, oob: direction)
+        expectPaired(run, .outOfBand, sc: true, ours: ours)
     }
 }

@@ -290,3 +290,43 @@ extension PairingConfiguration {
         #expect(early == [.send(.pairingFailed(.unspecifiedReason)), .failed(.local(.unspecifiedReason))])
     }
 }
+
+/// LE Secure Connections Out of Band (Core Vol 3 Part H §2.3.5.6.4), both directions and one direction.
+@Suite struct PairingOOBTests {
+    @Test func bothSidesHaveTheOtherSidesOOBData() throws {
+        var h = PairingHarness(central: .test(.noInputNoOutput, seed: 1), peripheral: .test(.noInputNoOutput, seed: 9))
+        h.central.peerOOBData = try h.peripheral.localOOBData()
+        h.peripheral.peerOOBData = try h.central.localOOBData()
+        h.run()
+        #expect(h.failures.isEmpty)
+        #expect(h.results[.central]?.method == .outOfBand && h.results[.peripheral]?.method == .outOfBand)
+        #expect(h.results[.central]?.authenticated == true)
+        #expect(h.results[.central]?.longTermKey != nil && h.results[.central]?.longTermKey == h.results[.peripheral]?.longTermKey)
+        #expect(!h.sent.contains { $0.opcode == .pairingConfirm })
+    }
+
+    @Test("only one side received OOB data", arguments: [true, false])
+    func oneDirection(centralHasPeripheralsData: Bool) throws {
+        var h = PairingHarness(central: .test(.noInputNoOutput, seed: 1), peripheral: .test(.noInputNoOutput, seed: 9))
+        if centralHasPeripheralsData {
+            h.central.peerOOBData = try h.peripheral.localOOBData()
+        } else {
+            h.peripheral.peerOOBData = try h.central.localOOBData()
+        }
+        h.run()
+        #expect(h.failures.isEmpty)
+        #expect(h.results[.central]?.method == .outOfBand)
+        #expect(h.results[.central]?.longTermKey == h.results[.peripheral]?.longTermKey && h.results[.central] != nil)
+    }
+
+    @Test func wrongOOBCommitmentFails() throws {
+        var h = PairingHarness(central: .test(.noInputNoOutput, seed: 1), peripheral: .test(.noInputNoOutput, seed: 9))
+        var data = try h.peripheral.localOOBData()
+        data.confirm[0] ^= 1
+        h.central.peerOOBData = data
+        h.run()
+        #expect(h.failures[.central] == .local(.confirmValueFailed))
+        #expect(h.failures[.peripheral] == .remote(.confirmValueFailed))
+        #expect(h.results.isEmpty)
+    }
+}

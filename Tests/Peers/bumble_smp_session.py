@@ -9,6 +9,7 @@ Usage: bumble_smp_session.py IO_CAPABILITY SC(0|1) MITM(0|1) [initiator]
   IO_CAPABILITY: 0 DisplayOnly, 1 DisplayYesNo, 2 KeyboardOnly, 3 NoInputNoOutput, 4 KeyboardDisplay
   With 'initiator' bumble is the central and starts pairing on the command 'start'.
 Commands (one a line):   start | pdu HEX | ltk EDIV RANDHEX | encrypted | passkey N
+  | oob (prints 'oob C R': bumble's LE SC OOB data, little-endian hex) | peeroob C R (the other side's)
 Output lines: pdu HEX | ltk HEX|none | encrypt LTKHEX EDIV RANDHEX (bumble as central starts encryption)
   | display N | compare N | paired LTKHEX|- IRKHEX|- CSRKHEX|- | failed CODE
 Every command's output ends with a line 'end'.
@@ -131,6 +132,17 @@ async def main() -> None:
         elif words[0] == "encrypted":
             connection.is_encrypted = True
             connection.emit(Connection.EVENT_CONNECTION_ENCRYPTION_CHANGE)
+        elif words[0] == "oob":
+            context = smp.OobContext()
+            config.oob = PairingConfig.OobConfig(our_context=context, peer_data=config.oob and config.oob.peer_data, legacy_context=None)
+            shared = context.share()
+            emit(f"oob {shared.c.hex()} {shared.r.hex()}")
+        elif words[0] == "peeroob":
+            peer = smp.OobSharedData(c=bytes.fromhex(words[1]), r=bytes.fromhex(words[2]))
+            if config.oob is None:
+                config.oob = PairingConfig.OobConfig(our_context=smp.OobContext(), peer_data=peer, legacy_context=None)
+            else:
+                config.oob.peer_data = peer
         elif words[0] == "passkey":
             delegate.passkey.set_result(int(words[1]))
         await settle()
