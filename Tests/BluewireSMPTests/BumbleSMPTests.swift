@@ -58,7 +58,7 @@ struct BumbleSMPRun {
     var bumbleComparison: UInt32?
 }
 
-@Suite(.enabled(if: FileManager.default.fileExists(atPath: BumblePeer.python.path), "needs .venv (scripts/setup-test-env.sh)"))
+@Suite(.serialized, .enabled(if: FileManager.default.fileExists(atPath: BumblePeer.python.path), "needs .venv (scripts/setup-test-env.sh)"))
 struct BumbleSMPTests {
     /// Which way LE SC OOB data goes before pairing.
     struct OOB: OptionSet { let rawValue: Int; static let toBumble = OOB(rawValue: 1); static let fromBumble = OOB(rawValue: 2) }
