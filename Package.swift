@@ -5,7 +5,9 @@ import PackageDescription
 /// bluewire (CLI) → Bluewire (Host) → GATT → ATT → L2CAP → HCI → Core; Snoop → Core;
 /// Transport does all I/O; Testing provides virtual and replay controllers.
 /// HostEngine (the host as a sans-I/O state machine) → GATT, ATT, L2CAP, HCI, Core.
-/// Core modules (Core, Snoop, HCI, L2CAP, ATT, GATT, Analysis, HostEngine) use no Foundation and no Glibc and
+/// SMP (Security Manager: PDUs, crypto functions, pairing state machine) → Core; Crypto implements its
+/// primitives on swift-crypto.
+/// Core modules (Core, Snoop, HCI, L2CAP, ATT, GATT, Analysis, HostEngine, SMP) use no Foundation and no Glibc and
 /// compile under Embedded Swift (scripts/check-embedded.sh).
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -23,6 +25,8 @@ let package = Package(
         .library(name: "BluewireGATT", targets: ["BluewireGATT"]),
         .library(name: "BluewireAnalysis", targets: ["BluewireAnalysis"]),
         .library(name: "BluewireHostEngine", targets: ["BluewireHostEngine"]),
+        .library(name: "BluewireSMP", targets: ["BluewireSMP"]),
+        .library(name: "BluewireCrypto", targets: ["BluewireCrypto"]),
         .library(name: "BluewireTransport", targets: ["BluewireTransport"]),
         .library(name: "BluewireTesting", targets: ["BluewireTesting"]),
         .executable(name: "bluewire", targets: ["bluewire"]),
@@ -31,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
     targets: [
         // MARK: sans-I/O core (no Foundation, no Glibc, Embedded-Swift clean)
@@ -54,8 +59,20 @@ let package = Package(
             dependencies: ["BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT"],
             swiftSettings: strict
         ),
+        // Security Manager (Core Vol 3 Part H): PDUs, crypto functions over a primitives protocol, pairing.
+        .target(name: "BluewireSMP", dependencies: ["BluewireCore"], swiftSettings: strict),
 
         // MARK: I/O and host
+        // The SMP crypto primitives on swift-crypto (AES block, AES-CMAC, P-256): not core, uses Foundation.
+        .target(
+            name: "BluewireCrypto",
+            dependencies: [
+                "BluewireSMP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         .systemLibrary(
             name: "CBluetooth",
             pkgConfig: "bluez",
@@ -119,6 +136,7 @@ let package = Package(
 
         // MARK: tests
         .testTarget(name: "BluewireCoreTests", dependencies: ["BluewireCore"]),
+        .testTarget(name: "BluewireSMPTests", dependencies: ["BluewireSMP", "BluewireCrypto", "BluewireCore", "PeerTestSupport"]),
         .testTarget(name: "BluewireSnoopTests", dependencies: ["BluewireSnoop", "BluewireCore"]),
         .testTarget(name: "BluewireHCITests", dependencies: ["BluewireHCI", "BluewireCore"]),
         .testTarget(name: "BluewireL2CAPTests", dependencies: ["BluewireL2CAP", "BluewireHCI", "BluewireCore", "PeerTestSupport"]),

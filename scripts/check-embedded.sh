@@ -17,6 +17,7 @@ modules=(
   "BluewireGATT:BluewireCore BluewireHCI BluewireL2CAP BluewireATT"
   "BluewireAnalysis:BluewireCore BluewireSnoop BluewireHCI BluewireL2CAP BluewireATT BluewireGATT"
   "BluewireHostEngine:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT"
+  "BluewireSMP:BluewireCore"
 )
 for entry in "${modules[@]}"; do
   name=${entry%%:*}

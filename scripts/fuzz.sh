@@ -44,6 +44,7 @@ targets=(
   "pcapng:BluewireCore BluewireSnoop|16384|Capture"
   "capture-analysis:BluewireCore BluewireSnoop BluewireHCI BluewireL2CAP BluewireATT BluewireGATT BluewireAnalysis|8192"
   "gatt-database-json:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT|8192"
+  "smp-pdu:BluewireCore BluewireSMP|1024"
 )
 
 # module: its sources | the modules it depends on
@@ -57,7 +58,7 @@ module_sources() {
 module_deps() {
   case $1 in
     BluewireCore) echo "" ;;
-    BluewireSnoop | BluewireHCI | BluewireTransportFraming) echo "BluewireCore" ;;
+    BluewireSnoop | BluewireHCI | BluewireTransportFraming | BluewireSMP) echo "BluewireCore" ;;
     BluewireL2CAP) echo "BluewireCore BluewireHCI" ;;
     BluewireATT) echo "BluewireCore BluewireHCI BluewireL2CAP" ;;
     BluewireGATT) echo "BluewireCore BluewireHCI BluewireL2CAP BluewireATT" ;;

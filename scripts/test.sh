@@ -39,7 +39,7 @@ run_tests() {
 }
 # The peer tests run one at a time: several of them wait on subprocesses and wall clocks, and with
 # two cooperative threads in parallel they would starve each other's timers.
-peers='InteropTests|BluewireTransportTests|BluewireHostTests|BluewireHostEngineTests'
+peers='InteropTests|BluewireTransportTests|BluewireHostTests|BluewireHostEngineTests|BumbleSMPTests'
 run_tests units --skip "$peers"
 
 # Every libFuzzer target (Fuzz/README.md) replays its committed corpus and crash regressions, then
