@@ -42,7 +42,7 @@ status=$?
 [ "$status" -eq 0 ] || finish FAIL "bluewire scan on hci0 exited with status $status"
 line=$(grep -F "\"address\":\"$address\"" "$work/scan.json" | tail -1)
 [ -n "$line" ] || finish FAIL "hci1's advertisement ($address) was not found by the scan on hci0"
-for expected in "\"name\":\"$name\"" '"addressType":"random"' '"uuid":"0x180D","name":"Heart Rate"' \
+for expected in "\"name\":\"$name\"" '"address_type":"random"' '"uuid":"0x180D","name":"Heart Rate"' \
   '"company":"0xFFFF","data":"c0ffee"'; do
   case "$line" in
     *"$expected"*) ;;
