@@ -46,7 +46,7 @@ extension BluetoothHost {
             let update = LEConnectionUpdate(connectionHandle: handle, connection: LEConnectionParameters(
                 connectionIntervalMin: parameters.intervalMin, connectionIntervalMax: parameters.intervalMax,
                 maxLatency: parameters.latency, supervisionTimeout: parameters.timeoutMultiplier))
-            Task { _ = await self.sendCommandResult(.leConnectionUpdate(update)) }
+            enqueueProcedure { host in _ = await host.sendCommandResult(.leConnectionUpdate(update)) }
         }
     }
 
@@ -129,7 +129,7 @@ extension BluetoothHost {
             log.att.warning("ATT bearer closed: \(reason)")
             if case .transactionTimeout = reason {
                 // Core Vol 3 Part F §3.3.3: after a transaction timeout no more ATT on this bearer; drop the link.
-                Task { try? await self.disconnect(handle: link.handle) }
+                disconnectLater(handle: link.handle)
             }
         }
     }
@@ -138,8 +138,8 @@ extension BluetoothHost {
         // Service Changed (Core Vol 3 Part G §7.1) must invalidate the client's cache before anyone
         // acts on the indication.
         if notification.isIndication, let client = link.gattClient { client.indicationReceived(notification) }
-        if let queues = link.notificationQueues[notification.handle] {
-            for queue in queues.values { queue.yield(notification) }
+        if let sinks = link.notificationSinks[notification.handle] {
+            for sink in sinks.values { sink.deliver(notification) }
         }
         if let subscribers = link.notificationSubscribers[notification.handle] {
             for continuation in subscribers.values { continuation.yield(notification) }

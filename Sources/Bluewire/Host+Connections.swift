@@ -12,6 +12,8 @@ struct PendingConnection {
     /// The outcome, when it came before the caller started waiting (a controller may report the
     /// connection right behind the Command Status, before `connect` has resumed).
     var outcome: Result<Connection, HostError>?
+    /// Whether LE Create Connection went out (only then is there something to cancel, §7.8.13).
+    var commandSent = false
 }
 
 extension BluetoothHost {
@@ -31,19 +33,29 @@ extension BluetoothHost {
     ) async throws(HostError) -> Connection {
         guard phase == .running, let controller else { throw .notRunning }
         guard pendingConnection == nil else { throw .connectionAttemptInProgress }
+        // The attempt exists from now on, so a cancel asked while the scan stops finds it.
+        pendingConnection = PendingConnection(peer: peer, deadline: now + (timeout ?? configuration.connectionTimeout))
         if scanSession != nil { await stopScan() }
-        await preferPHYsForNewConnections(controller)
         let command: HCICommand = controller.supportsExtendedCreateConnection
             ? .leExtendedCreateConnection(LEExtendedCreateConnection(
                 peerAddress: peer, le1M: .init(connection: parameters)))
             : .leCreateConnection(LECreateConnection(peerAddress: peer, connection: parameters))
-        guard pendingConnection == nil else { throw .connectionAttemptInProgress }
+        // Queued behind the scan's stop and ahead of any cancel asked later (Host+Procedures.swift).
         // Waiting starts before the command goes out, so a Connection Complete right behind the
         // Command Status finds the attempt.
-        pendingConnection = PendingConnection(peer: peer, deadline: now + (timeout ?? configuration.connectionTimeout))
-        do {
-            _ = try await send(command)
-        } catch {
+        let created = await runProcedure { host -> Result<Void, HostError>? in
+            guard host.isAwaitingConnection, host.pendingConnection?.peer == peer else { return nil }
+            await host.preferPHYsForNewConnections(controller)
+            guard host.isAwaitingConnection, host.pendingConnection?.peer == peer else { return nil }
+            host.pendingConnection?.commandSent = true
+            switch await host.sendCommandResult(command) {
+            case .success: return .success(())
+            case .failure(let error):
+                if case .cancelled = error, let cause = host.commandCancellationCause { return .failure(cause) }
+                return .failure(.command(error))
+            }
+        }
+        if case .failure(let error)? = created {
             if pendingConnection?.peer == peer, pendingConnection?.continuation == nil { pendingConnection = nil }
             throw error
         }
@@ -85,7 +97,12 @@ extension BluetoothHost {
         guard let pending = pendingConnection, pending.peer == peer, pending.outcome == nil else { return }
         resolvePendingConnection(.failure(.connectionFailed(pending.peer, .operationCancelledByHost)))
         // A Connection Complete that still arrives (bumble cancels nothing) is disconnected then.
-        Task { _ = await self.sendCommandResult(.leCreateConnectionCancel) }
+        // Queued behind LE Create Connection if that is still queued; nothing to cancel if it was
+        // never sent (its procedure sees the attempt resolved and skips it).
+        enqueueProcedure { host in
+            guard host.pendingConnection?.commandSent ?? pending.commandSent else { return }
+            _ = await host.sendCommandResult(.leCreateConnectionCancel)
+        }
         rescheduleTimer()
     }
 
@@ -100,6 +117,9 @@ extension BluetoothHost {
             pendingConnection = pending
         }
     }
+
+    /// True from the moment `connect` is called until its attempt succeeded, failed or was cancelled.
+    public var isConnecting: Bool { isAwaitingConnection }
 
     /// Whether an attempt is still waiting for its Connection Complete.
     var isAwaitingConnection: Bool { pendingConnection != nil && pendingConnection?.outcome == nil }
@@ -128,7 +148,7 @@ extension BluetoothHost {
             } else {
                 // A connection we stopped waiting for (timed out, and the controller ignored the cancel).
                 log.hci.debug("late connection 0x\(hex(event.connectionHandle, width: 4)) closed")
-                Task { try? await self.disconnect(handle: event.connectionHandle) }
+                disconnectLater(handle: event.connectionHandle)
             }
         }
         publish(.connected(connection))
@@ -140,7 +160,10 @@ extension BluetoothHost {
         resolvePendingConnection(.failure(.connectionTimeout(pending.peer)))
         // Some controllers (bumble's) accept the cancel and cancel nothing: a late Connection
         // Complete is then disconnected in `connectionComplete`.
-        Task { _ = await self.sendCommandResult(.leCreateConnectionCancel) }
+        enqueueProcedure { host in
+            guard host.pendingConnection?.commandSent ?? pending.commandSent else { return }
+            _ = await host.sendCommandResult(.leCreateConnectionCancel)
+        }
     }
 
     func failPendingConnection(_ error: HostError) {
@@ -155,6 +178,16 @@ extension BluetoothHost {
         _ = try await send(.disconnect(Disconnect(connectionHandle: handle, reason: reason)))
         guard links[handle] === link else { return }
         _ = await withCheckedContinuation { continuation in link.disconnectWaiters.append(continuation) }
+    }
+
+    /// Sends HCI Disconnect as a procedure (behind the ones already queued) without waiting for
+    /// Disconnection Complete: for links the host drops on its own (a late connection, an ATT
+    /// transaction timeout).
+    func disconnectLater(handle: UInt16, reason: HCIStatus = .remoteUserTerminatedConnection) {
+        enqueueProcedure { host in
+            guard host.links[handle] != nil else { return }
+            _ = await host.sendCommandResult(.disconnect(Disconnect(connectionHandle: handle, reason: reason)))
+        }
     }
 
     /// The controller reported the connection gone: fail everything pending on it.
@@ -172,8 +205,8 @@ extension BluetoothHost {
         for subscribers in link.notificationSubscribers.values { for c in subscribers.values { c.finish() } }
         for c in link.allNotificationSubscribers.values { c.finish() }
         link.notificationSubscribers.removeAll()
-        for queues in link.notificationQueues.values { for queue in queues.values { queue.finish() } }
-        link.notificationQueues.removeAll()
+        for sinks in link.notificationSinks.values { for sink in sinks.values { sink.queue.finish() } }
+        link.notificationSinks.removeAll()
         link.allNotificationSubscribers.removeAll()
         _ = try? link.stateMachine.fire(.disconnect)
         link.gattClient?.linkDisconnected()

@@ -107,7 +107,7 @@ extension BluetoothHost {
             d.disconnectWaiters += link.disconnectWaiters.count
             d.notificationSubscribers += link.allNotificationSubscribers.count
                 + link.notificationSubscribers.values.reduce(0) { $0 + $1.count }
-                + link.notificationQueues.values.reduce(0) { $0 + $1.count }
+                + link.notificationSinks.values.reduce(0) { $0 + $1.count }
         }
         d.commandWaiters = commandWaiters.count
         d.aclPacketsInFlight = aclCredits.inFlight.values.reduce(0, +)

@@ -84,7 +84,7 @@ extension BluetoothHost {
         endScan(error: .hardwareError(code: code))
         failPendingConnection(.hardwareError(code: code))
         for handle in Array(links.keys) { linkDisconnected(handle: handle, reason: .hardwareFailure) }
-        Task { await self.recoverFromHardwareError(code: code) }
+        enqueueProcedure { host in await host.recoverFromHardwareError(code: code) }
     }
 
     /// Brings the controller up again after a hardware error, with the same address, then reports

@@ -65,6 +65,6 @@ extension BluetoothHost {
                 : .leSetAdvertisingEnable(LESetAdvertisingEnable(enable: false)),
         ]
         commands.append(.leCreateConnectionCancel)
-        for command in commands { _ = await sendCommandResult(command) }
+        await runProcedure { [commands] host in for command in commands { _ = await host.sendCommandResult(command) } }
     }
 }

@@ -53,12 +53,14 @@ extension BluetoothHost {
             id: id, aggregator: AdvertisingAggregator(filter: filter), continuation: continuation,
             deadline: duration.map { now + $0 }, stateMachine: machine)
         continuation.onTermination = { _ in Task { await self.stopScan(id: id) } }
+        // Queued now, behind any stop already asked for and ahead of any asked for later.
         let commands = ScanCommands.start(parameters, on: controller)
-        Task {
+        enqueueProcedure { host in
             for command in commands {
-                let result = await self.sendCommandResult(command)
-                if case .failure(let error) = result {
-                    self.endScan(id: id, error: .command(error))
+                // Stopped before the controller started: the stop queued behind says the rest.
+                guard host.scanSession?.id == id else { return }
+                if case .failure(let error) = await host.sendCommandResult(command) {
+                    host.endScan(id: id, error: .command(error))
                     return
                 }
             }
@@ -79,7 +81,8 @@ extension BluetoothHost {
     func stopScan(id: UInt64) async {
         guard let session = scanSession, session.id == id, let controller else { return }
         endScan(id: id, error: nil, trigger: .stopScan)
-        _ = await sendCommandResult(ScanCommands.stop(on: controller))
+        let stop = ScanCommands.stop(on: controller)
+        _ = await runProcedure { host in await host.sendCommandResult(stop) }
     }
 
     /// The duration is over: the sequence finishes once the controller has confirmed that scanning
@@ -89,9 +92,10 @@ extension BluetoothHost {
         let id = session.id
         updateScan { session, _ in session.deadline = nil }
         rescheduleTimer()
-        Task {
-            _ = await self.sendCommandResult(ScanCommands.stop(on: controller))
-            self.endScan(id: id, error: nil, trigger: .scanCompleted)
+        let stop = ScanCommands.stop(on: controller)
+        enqueueProcedure { host in
+            _ = await host.sendCommandResult(stop)
+            host.endScan(id: id, error: nil, trigger: .scanCompleted)
         }
     }
 

@@ -45,6 +45,8 @@ public actor BluetoothHost {
     var readerTask: Task<Void, Never>?
     var timerTask: Task<Void, Never>?
     var scheduledDeadline: MonotonicInstant?
+    /// The last controller procedure queued; the next one starts after it (Host+Procedures.swift).
+    var procedureTail: Task<Void, Never>?
 
     // ACL and L2CAP.
     var reassembler = L2CAPReassembler()

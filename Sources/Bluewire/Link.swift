@@ -40,7 +40,7 @@ final class Link {
     var notificationSubscribers: [UInt16: [UInt64: AsyncStream<GATTNotification>.Continuation]] = [:]
     var allNotificationSubscribers: [UInt64: AsyncStream<GATTNotification>.Continuation] = [:]
     /// `GATTClient` subscriptions: per value handle, then per registration id.
-    var notificationQueues: [UInt16: [UInt64: NotificationQueue]] = [:]
+    var notificationSinks: [UInt16: [UInt64: NotificationSink]] = [:]
     var disconnectWaiters: [CheckedContinuation<HCIStatus, Never>] = []
     var indicationWaiters: [ATTIndicationID: CheckedContinuation<Result<Void, ConnectionError>, Never>] = [:]
     /// The central-side GATT client of this link (operation queue, discovered database), see `GATTClient`.

@@ -11,6 +11,8 @@ import BluewireCore
 /// open and a later `next()` gets the packets that arrived meanwhile. Several iterators share one
 /// queue (each packet goes to exactly one of them), which is rarely what anyone wants.
 public struct HCIInboundPackets: AsyncSequence, Sendable {
+    typealias InboundPacketQueue = SingleConsumerQueue<HCIPacket, TransportError>
+
     public typealias Element = HCIPacket
     public typealias Failure = TransportError
 
@@ -46,14 +48,15 @@ public struct HCIInboundPackets: AsyncSequence, Sendable {
         let queue: InboundPacketQueue
         let observers: [@Sendable (HCIPacket) -> Void]
 
+        /// Stays on the caller's executor (the host actor's): a buffered packet comes back with no hop.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(TransportError) -> HCIPacket? {
-            guard let packet = try await queue.next() else { return nil }
+            guard let packet = try await queue.next(isolation: actor) else { return nil }
             for observer in observers { observer(packet) }
             return packet
         }
 
         public mutating func next() async throws(TransportError) -> HCIPacket? {
-            guard let packet = try await queue.next() else { return nil }
+            guard let packet = try await queue.next(isolation: nil) else { return nil }
             for observer in observers { observer(packet) }
             return packet
         }

@@ -2,6 +2,7 @@ import Bluewire
 import BluewireCore
 import BluewireGATT
 import Foundation
+import Synchronization
 import Testing
 
 /// Notifications and indications from bumble's GATT server: the peripheral counts 0..<N as soon as
@@ -34,6 +35,32 @@ struct GATTClientSubscriptionInteropTests {
             let off = await session.events.first { ($0["subscribed"] as? Int) == Int(counter.valueHandle) && ($0["notify"] as? Bool) == false && ($0["indicate"] as? Bool) == false }
             #expect(off != nil, "bumble saw the CCCD cleared")
             #expect(session.gatt.state == .connected(.discoveredCharacteristic))
+        }
+    }
+
+    @Test("a synchronous handler (subscribe onNotification:) gets every notification and indication in order; the subscription ends on disconnection",
+          arguments: [false, true])
+    func handlerGetsCountersInOrder(indications: Bool) async throws {
+        try await withGATTPeripheral(ownAddress: indications ? "C4:5A:17:00:B2:06" : "C4:5A:17:00:B2:05") { session in
+            let counter = try await session.characteristic(GATTInteropDatabase.counter)
+            let received = Mutex<[(Int, Bool)]>([])
+            let subscription = try await session.gatt.subscribe(to: counter, indications: indications) { notification in
+                received.withLock { $0.append((Self.sequenceNumber(notification), notification.isIndication)) }
+            }
+            #expect(session.gatt.state == .connected(.notificationsEnabled))
+            let done = await session.events.first { ($0["counter_done"] as? Int) == Int(counter.valueHandle) }
+            #expect(done != nil, "bumble finished sending")
+            // Every value was handed over before the host processed what came after it: a read
+            // round trip behind the last notification proves they were all handled.
+            _ = try await session.gatt.read(counter)
+            let values = received.withLock { $0 }
+            #expect(values.map(\.0) == Array(0..<GATTInteropDatabase.counterCount))
+            #expect(values.allSatisfy { $0.1 == indications })
+            // The sequence carries no values, only the end: the link's disconnection.
+            try await session.host.disconnect(handle: session.connection.handle)
+            await #expect(throws: GATTError.self) {
+                for try await _ in subscription { Issue.record("a handler subscription yielded a value") }
+            }
         }
     }
 

@@ -5,6 +5,7 @@ import BluewireCore
 import BluewireHCI
 import BluewireL2CAP
 import BluewireTransport
+import Synchronization
 
 /// The receive path of a Handle Value Notification, from the ACL packet the controller hands over to
 /// the value in the subscriber's hands. Goal (issue 4): at most 300 ns and 0 allocations per
@@ -147,6 +148,12 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+    for length in [20, 244] {
+        let packet = notificationPacket(length: length)
+        Benchmark("Host actor: transport → BluetoothHost → synchronous handler (subscribe onNotification:), \(length)-byte notification") { benchmark in
+            await runThroughHostWithHandler(benchmark, packet: packet)
+        }
+    }
     Benchmark("Host actor: transport → BluetoothHost → Connection.notifications (AsyncStream), 20-byte notification") { benchmark in
         await runThroughHost(benchmark, packet: notificationPacket(length: 20)) { connection in
             var iterator = await connection.notifications(valueHandle: valueHandle).makeAsyncIterator()
@@ -187,4 +194,81 @@ func runThroughHost(
         benchmark.error("\(error)")
     }
     await host.close()
+}
+
+/// Like `runThroughHost`, with the subscriber a synchronous handler (`subscribe(to:onNotification:)`)
+/// that counts on the host's executor; the measuring task waits once per batch of 64 until the
+/// handler has seen them all.
+func runThroughHostWithHandler(_ benchmark: Benchmark, packet: [UInt8]) async {
+    let controller = BenchController()
+    let host = BluetoothHost(transport: controller)
+    let arrivals = HandlerArrivals()
+    do {
+        try await host.start()
+        let connection = try await host.connect(to: BenchController.peer)
+        let gatt = await connection.gatt
+        let characteristic = try await gatt.discoverAll()[0].characteristics[0].characteristic
+        let subscription = try await gatt.subscribe(to: characteristic) { notification in
+            arrivals.arrived(octets: notification.value.count)
+        }
+        let batch = 64
+        var expected = 0
+        for _ in 0..<batch { controller.deliver(packet) }
+        expected += batch
+        await arrivals.wait(until: expected)
+        let total = benchmark.scaledIterations.count
+        benchmark.startMeasurement()
+        var sent = 0
+        while sent < total {
+            let count = min(batch, total - sent)
+            for _ in 0..<count { controller.deliver(packet) }
+            expected += count
+            await arrivals.wait(until: expected)
+            sent += count
+        }
+        benchmark.stopMeasurement()
+        blackHole(arrivals.octets)
+        withExtendedLifetime(subscription) {}
+    } catch {
+        benchmark.error("\(error)")
+    }
+    await host.close()
+}
+
+/// Counts what the synchronous handler received (on the host's executor) and wakes the measuring
+/// task once a batch is complete.
+final class HandlerArrivals: Sendable {
+    private struct State {
+        var count = 0
+        var octets = 0
+        var target = Int.max
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    var octets: Int { state.withLock { $0.octets } }
+
+    func arrived(octets: Int) {
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+            state.count += 1
+            state.octets &+= octets
+            guard state.count >= state.target, let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    func wait(until count: Int) async {
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state in
+                if state.count >= count { return true }
+                state.target = count
+                state.waiter = continuation
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
 }

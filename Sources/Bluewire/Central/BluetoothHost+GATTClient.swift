@@ -49,12 +49,14 @@ extension BluetoothHost {
     /// a caller that registers before writing the CCCD misses nothing). The registration ends with
     /// `endNotifications`, when the link ends, or when the last reference to it goes. Nil if the
     /// link is gone.
-    func registerNotifications(on connection: Connection, valueHandle: UInt16) -> (registration: NotificationRegistration, id: UInt64)? {
+    func registerNotifications(
+        on connection: Connection, valueHandle: UInt16, handler: (@Sendable (GATTNotification) -> Void)? = nil
+    ) -> (registration: NotificationRegistration, id: UInt64)? {
         guard let link = links[connection.handle], link.peer == connection.peer else { return nil }
         let queue = NotificationQueue()
         let id = nextObserverID
         nextObserverID += 1
-        link.notificationQueues[valueHandle, default: [:]][id] = queue
+        link.notificationSinks[valueHandle, default: [:]][id] = NotificationSink(queue: queue, handler: handler)
         let handle = connection.handle
         let registration = NotificationRegistration(queue: queue) { [weak self] in
             guard let self else { return }
@@ -66,8 +68,8 @@ extension BluetoothHost {
     /// Ends a registration: its subscriber gets what is buffered, then the end.
     func endNotifications(handle: UInt16, valueHandle: UInt16, id: UInt64) {
         guard let link = links[handle] else { return }
-        link.notificationQueues[valueHandle]?.removeValue(forKey: id)?.finish()
-        if link.notificationQueues[valueHandle]?.isEmpty == true { link.notificationQueues[valueHandle] = nil }
+        link.notificationSinks[valueHandle]?.removeValue(forKey: id)?.queue.finish()
+        if link.notificationSinks[valueHandle]?.isEmpty == true { link.notificationSinks[valueHandle] = nil }
     }
 
     // MARK: Link setup

@@ -57,12 +57,36 @@ extension GATTClient {
     /// - Throws: `.procedure(.propertyNotSupported)` when the characteristic cannot notify/indicate,
     ///   `.notDiscovered`, `.refused`, `.disconnected`, or the server's Error Response.
     public func subscribe(to characteristic: GATTCharacteristic, indications: Bool = false) async throws(GATTError) -> CharacteristicSubscription {
+        try await subscribe(to: characteristic, indications: indications, handler: nil)
+    }
+
+    /// Subscribes like `subscribe(to:indications:)`, but hands each notification (or confirmed
+    /// indication) to `handler` synchronously, on the host's executor, as the packet is processed:
+    /// no queue and no task switch per value, for high-rate streams (sensor data, throughput).
+    /// `handler` must return quickly and never block: the host handles nothing else meanwhile.
+    ///
+    /// The returned subscription's sequence yields no values: it ends after `unsubscribe(_:)` and
+    /// throws `GATTError.disconnected(reason)` when the link drops, so iterating it waits for the
+    /// end. Keep it (or an iterator) alive as long as values should arrive: when the last copy is
+    /// gone the host stops calling `handler`.
+    public func subscribe(
+        to characteristic: GATTCharacteristic, indications: Bool = false,
+        onNotification handler: @escaping @Sendable (GATTNotification) -> Void
+    ) async throws(GATTError) -> CharacteristicSubscription {
+        try await subscribe(to: characteristic, indications: indications, handler: .some(handler))
+    }
+
+    func subscribe(
+        to characteristic: GATTCharacteristic, indications: Bool,
+        handler: (@Sendable (GATTNotification) -> Void)?
+    ) async throws(GATTError) -> CharacteristicSubscription {
         try await operation { context in
             try self.requireDiscovered(characteristic)
             let host = self.connection.host, connection = self.connection
             let known = self.session.cache.clientConfigurationHandle(of: characteristic)
             let (registration, descriptorHandle) = try await self.phase(.write) {
-                guard let registration = await host.registerNotifications(on: connection, valueHandle: characteristic.valueHandle) else {
+                guard let registration = await host.registerNotifications(
+                    on: connection, valueHandle: characteristic.valueHandle, handler: handler) else {
                     throw GATTError.disconnected(self.session.disconnection ?? .unknownConnectionIdentifier)
                 }
                 do {

@@ -67,10 +67,21 @@ final class LESubeventCounter: HCITransport {
         }
     }
 
-    func send(_ packet: HCIPacket) async throws(TransportError) { try await base.send(packet) }
+    func send(_ packet: HCIPacket) async throws(TransportError) {
+        let payload = Array(packet.payload)
+        if packet.type == .command, payload.count >= 3 {
+            commands.withLock { $0.append((UInt16(payload[0]) | UInt16(payload[1]) << 8, Array(payload[3...]))) }
+        }
+        try await base.send(packet)
+    }
     func close() async { await base.close() }
 
     func count(_ subevent: UInt8) -> Int { counts.withLock { $0[subevent] ?? 0 } }
+
+    private let commands = Mutex<[(opcode: UInt16, parameters: [UInt8])]>([])
+
+    /// Every HCI command the host wrote, in order: opcode and parameters.
+    var sentCommands: [(opcode: UInt16, parameters: [UInt8])] { commands.withLock { $0 } }
 }
 
 /// A started Bluewire host on one of a bumble link's controllers.

@@ -1,0 +1,111 @@
+import Synchronization
+
+/// An unbounded FIFO between producers on any thread and one asynchronous consumer: the transport's
+/// reader thread and the host's receive loop (`HCIInboundPackets`), the host and a notification
+/// subscriber (`CharacteristicSubscription`).
+///
+/// `next` takes the caller's isolation, so a consumer on an actor stays on that actor's executor:
+/// when elements are buffered it returns at once under one lock, with no suspension and no executor
+/// hop (a nonisolated `async` function would hop to the global executor and back per element).
+/// It suspends only when the queue is empty. Cancelling a waiting consumer makes that `next` return
+/// nil and loses nothing: a later `next` gets what arrived meanwhile.
+package final class SingleConsumerQueue<Element: Sendable, Failure: Error>: Sendable {
+    private typealias Waiter = CheckedContinuation<Result<Element?, Failure>, Never>
+
+    private struct State {
+        var buffer: [Element] = []
+        var head = 0
+        var end: Result<Void, Failure>?
+        var endReported = false
+        var waiters: [(id: UInt64, continuation: Waiter)] = []
+        var nextWaiterID: UInt64 = 0
+
+        mutating func pop() -> Element? {
+            guard head < buffer.count else { return nil }
+            let element = buffer[head]
+            head += 1
+            if head == buffer.count {
+                buffer.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 1024, head * 2 >= buffer.count {
+                // A consumer that lags: reclaim the consumed front now and then, not per element.
+                buffer.removeFirst(head)
+                head = 0
+            }
+            return element
+        }
+
+        /// After the end: the failure once, then nil.
+        mutating func endResult() -> Result<Element?, Failure> {
+            if case .failure(let error) = end, !endReported {
+                endReported = true
+                return .failure(error)
+            }
+            return .success(nil)
+        }
+    }
+
+    private let state = Mutex(State())
+
+    package init() {}
+
+    /// Appends `element`, or hands it to the waiting consumer. Ignored after `finish`.
+    package func yield(_ element: Element) {
+        let waiter: Waiter? = state.withLock { state in
+            guard state.end == nil else { return nil }
+            if !state.waiters.isEmpty { return state.waiters.removeFirst().continuation }
+            state.buffer.append(element)
+            return nil
+        }
+        waiter?.resume(returning: .success(element))
+    }
+
+    /// Ends the queue: the consumer gets what is buffered, then `error` once (if any), then nil.
+    /// Later calls are ignored.
+    package func finish(throwing error: Failure? = nil) {
+        let waiters: [(Waiter, Result<Element?, Failure>)] = state.withLock { state in
+            guard state.end == nil else { return [] }
+            state.end = error.map { .failure($0) } ?? .success(())
+            guard state.head == state.buffer.count else { return [] }
+            let waiting = state.waiters
+            state.waiters = []
+            return waiting.map { ($0.continuation, state.endResult()) }
+        }
+        for (waiter, result) in waiters { waiter.resume(returning: result) }
+    }
+
+    /// The next element; nil once the queue finished (after throwing its error, if it had one) or
+    /// when the waiting task is cancelled.
+    package func next(isolation actor: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {
+        let ready: Result<Element?, Failure>? = state.withLock { state in
+            if let element = state.pop() { return .success(element) }
+            return state.end == nil ? nil : state.endResult()
+        }
+        if let ready { return try ready.get() }
+
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        // Both take the caller's isolation (`#isolation`, here `actor`) by default.
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: Waiter) in
+                let immediate: Result<Element?, Failure>? = state.withLock { state in
+                    if let element = state.pop() { return .success(element) }
+                    if state.end != nil { return state.endResult() }
+                    if Task.isCancelled { return .success(nil) }
+                    state.waiters.append((id, continuation))
+                    return nil
+                }
+                if let immediate { continuation.resume(returning: immediate) }
+            }
+        } onCancel: {
+            let waiter: Waiter? = state.withLock { state in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume(returning: .success(nil))
+        }
+        return try result.get()
+    }
+}
