@@ -1,7 +1,5 @@
 import ArgumentParser
 import Bluewire
-import BluewireCore
-import BluewireTransport
 import Foundation
 import Logging
 

@@ -1,6 +1,4 @@
 import Bluewire
-import BluewireCore
-import BluewireHCI
 
 /// The peripheral to connect to: `address` if given (random static, as Bluewire's examples
 /// advertise with), else the first device found advertising `service` within `timeout`.

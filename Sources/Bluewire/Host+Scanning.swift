@@ -7,7 +7,8 @@ struct ScanSession {
     var id: UInt64
     var aggregator: AdvertisingAggregator
     var extendedChains = ExtendedAdvertisingReassembler()
-    var continuation: AsyncThrowingStream<DiscoveredDevice, any Error>.Continuation
+    /// Where found devices go; weak, so that a consumer who dropped the sequence stops the scan.
+    weak var registration: ScanRegistration?
     var deadline: MonotonicInstant?
     var stateMachine: ConnectionStateMachine
 }
@@ -30,29 +31,24 @@ extension BluetoothHost {
         parameters: ScanParameters = ScanParameters(),
         duration: TimeSpan? = nil,
         onTransition: (@Sendable (ConnectionTransition) -> Void)? = nil
-    ) -> AsyncThrowingStream<DiscoveredDevice, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<DiscoveredDevice, any Error>.makeStream(bufferingPolicy: .unbounded)
-        guard phase == .running, let controller else {
-            continuation.finish(throwing: HostError.notRunning)
-            return stream
-        }
-        guard scanSession == nil else {
-            continuation.finish(throwing: HostError.scanAlreadyRunning)
-            return stream
-        }
+    ) -> ScanResults {
+        guard phase == .running, let controller else { return ScanResults(registration: .failed(.notRunning)) }
+        guard scanSession == nil else { return ScanResults(registration: .failed(.scanAlreadyRunning)) }
         var machine = ConnectionStateMachine(observer: onTransition)
         do throws(ConnectionTriggerRefused) {
             try machine.fire(.startScan)
         } catch {
-            continuation.finish(throwing: HostError.refused(error))
-            return stream
+            return ScanResults(registration: .failed(.refused(error)))
         }
         let id = nextObserverID
         nextObserverID += 1
+        let registration = ScanRegistration { [weak self] in
+            guard let self else { return }
+            Task { await self.stopScan(id: id) }
+        }
         scanSession = ScanSession(
-            id: id, aggregator: AdvertisingAggregator(filter: filter), continuation: continuation,
+            id: id, aggregator: AdvertisingAggregator(filter: filter), registration: registration,
             deadline: duration.map { now + $0 }, stateMachine: machine)
-        continuation.onTermination = { _ in Task { await self.stopScan(id: id) } }
         // Queued now, behind any stop already asked for and ahead of any asked for later.
         let commands = ScanCommands.start(parameters, on: controller)
         enqueueProcedure { host in
@@ -66,7 +62,7 @@ extension BluetoothHost {
             }
         }
         rescheduleTimer()
-        return stream
+        return ScanResults(registration: registration)
     }
 
     /// The scan path's state: Disconnected.Scanning while a scan runs, else Disconnected.Initial.
@@ -109,9 +105,9 @@ extension BluetoothHost {
         scanSession = nil
         _ = try? session.stateMachine.fire(trigger)
         if let error {
-            session.continuation.finish(throwing: error)
+            session.registration?.queue.finish(throwing: error)
         } else {
-            session.continuation.finish()
+            session.registration?.queue.finish()
         }
         rescheduleTimer()
     }
@@ -120,7 +116,7 @@ extension BluetoothHost {
         updateScan { session, now in
             guard let device = session.aggregator.add(report, now: now) else { return }
             _ = try? session.stateMachine.fire(.deviceFound)
-            session.continuation.yield(device)
+            session.registration?.queue.yield(device)
         }
     }
 
@@ -129,7 +125,7 @@ extension BluetoothHost {
             guard let whole = session.extendedChains.add(report),
                   let device = session.aggregator.add(whole.report, now: now) else { return }
             _ = try? session.stateMachine.fire(.deviceFound)
-            session.continuation.yield(device)
+            session.registration?.queue.yield(device)
         }
     }
 

@@ -1,9 +1,6 @@
 import Bluewire
-import BluewireCore
-import BluewireGATT
-import BluewireHCI
+// Only the umbrella import: the articles say `import Bluewire` is enough (Sources/Bluewire/Exports.swift).
 import BluewireTesting
-import BluewireTransport
 import Foundation
 import Testing
 
