@@ -10,17 +10,19 @@ import Synchronization
 /// It suspends only when the queue is empty. Cancelling a waiting consumer makes that `next` return
 /// nil and loses nothing: a later `next` gets what arrived meanwhile.
 package final class SingleConsumerQueue<Element: Sendable, Failure: Error>: Sendable {
-    private typealias Waiter = CheckedContinuation<Result<Element?, Failure>, Never>
+    @usableFromInline typealias Waiter = CheckedContinuation<Result<Element?, Failure>, Never>
 
-    private struct State {
-        var buffer: [Element] = []
-        var head = 0
-        var end: Result<Void, Failure>?
-        var endReported = false
-        var waiters: [(id: UInt64, continuation: Waiter)] = []
-        var nextWaiterID: UInt64 = 0
+    @usableFromInline struct State {
+        @usableFromInline var buffer: [Element] = []
+        @usableFromInline var head = 0
+        @usableFromInline var end: Result<Void, Failure>?
+        @usableFromInline var endReported = false
+        @usableFromInline var waiters: [(id: UInt64, continuation: Waiter)] = []
+        @usableFromInline var nextWaiterID: UInt64 = 0
 
-        mutating func pop() -> Element? {
+        @usableFromInline init() {}
+
+        @inlinable mutating func pop() -> Element? {
             guard head < buffer.count else { return nil }
             let element = buffer[head]
             head += 1
@@ -36,7 +38,7 @@ package final class SingleConsumerQueue<Element: Sendable, Failure: Error>: Send
         }
 
         /// After the end: the failure once, then nil.
-        mutating func endResult() -> Result<Element?, Failure> {
+        @inlinable mutating func endResult() -> Result<Element?, Failure> {
             if case .failure(let error) = end, !endReported {
                 endReported = true
                 return .failure(error)
@@ -45,12 +47,14 @@ package final class SingleConsumerQueue<Element: Sendable, Failure: Error>: Send
         }
     }
 
-    private let state = Mutex(State())
+    // Inlinable (specialized in the modules that use the queue: the host's notification queues are
+    // in Bluewire): an unspecialized generic queue costs about a microsecond per element.
+    @usableFromInline let state = Mutex(State())
 
-    package init() {}
+    @inlinable package init() {}
 
     /// Appends `element`, or hands it to the waiting consumer. Ignored after `finish`.
-    package func yield(_ element: Element) {
+    @inlinable package func yield(_ element: Element) {
         let waiter: Waiter? = state.withLock { state in
             guard state.end == nil else { return nil }
             if !state.waiters.isEmpty { return state.waiters.removeFirst().continuation }
@@ -62,7 +66,7 @@ package final class SingleConsumerQueue<Element: Sendable, Failure: Error>: Send
 
     /// Ends the queue: the consumer gets what is buffered, then `error` once (if any), then nil.
     /// Later calls are ignored.
-    package func finish(throwing error: Failure? = nil) {
+    @inlinable package func finish(throwing error: Failure? = nil) {
         let waiters: [(Waiter, Result<Element?, Failure>)] = state.withLock { state in
             guard state.end == nil else { return [] }
             state.end = error.map { .failure($0) } ?? .success(())
@@ -76,7 +80,7 @@ package final class SingleConsumerQueue<Element: Sendable, Failure: Error>: Send
 
     /// The next element; nil once the queue finished (after throwing its error, if it had one) or
     /// when the waiting task is cancelled.
-    package func next(isolation actor: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {
+    @inlinable package func next(isolation actor: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {
         let ready: Result<Element?, Failure>? = state.withLock { state in
             if let element = state.pop() { return .success(element) }
             return state.end == nil ? nil : state.endResult()

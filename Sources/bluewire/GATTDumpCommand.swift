@@ -92,7 +92,7 @@ enum GATTDumpOutput {
 
     /// One JSON object: the peer, the MTU, the service tree with values, and the flat attribute table.
     static func json(_ dump: GATTDump, peer: BluetoothAddress, mtu: Int) -> String {
-        var w = BluewireAnalysis.JSONWriter()
+        var w = JSONWriter()
         w.beginObject()
         w.field("peer", "\(peer)")
         w.field("mtu", mtu)
@@ -162,12 +162,12 @@ enum GATTDumpOutput {
 
     private static func handleText(_ handle: UInt16) -> String { "0x" + hex(handle, width: 4) }
 
-    private static func uuidFields(_ w: inout BluewireAnalysis.JSONWriter, _ uuid: BluetoothUUID) {
+    private static func uuidFields(_ w: inout JSONWriter, _ uuid: BluetoothUUID) {
         w.field("uuid", uuidText(uuid))
         if let name = uuid.name { w.field("name", name) }
     }
 
-    private static func valueFields(_ w: inout BluewireAnalysis.JSONWriter, _ dump: GATTDump, _ handle: UInt16) {
+    private static func valueFields(_ w: inout JSONWriter, _ dump: GATTDump, _ handle: UInt16) {
         if let value = dump.values[handle] { w.field("value", hexString(value)) }
         if let error = dump.readErrors[handle] { w.field("error", readErrorText(error)) }
     }

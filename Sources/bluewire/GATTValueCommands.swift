@@ -42,7 +42,7 @@ struct GATTReadCommand: AsyncParsableCommand {
             }
             let uuid = services.characteristic(at: target)?.characteristic.uuid ?? services.descriptor(at: target)?.1.uuid
             if json {
-                var w = BluewireAnalysis.JSONWriter()
+                var w = JSONWriter()
                 w.beginObject()
                 w.field("handle", "0x" + hex(target, width: 4))
                 if let uuid { w.field("uuid", uuidText(uuid)) }
@@ -108,7 +108,7 @@ struct GATTWriteCommand: AsyncParsableCommand {
             }
             let handleText = "0x" + hex(target, width: 4)
             if json {
-                var w = BluewireAnalysis.JSONWriter()
+                var w = JSONWriter()
                 w.beginObject()
                 w.field("handle", handleText)
                 w.field("length", bytes.count)
@@ -192,7 +192,7 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
     private func line(_ notification: GATTNotification, number: Int) -> String {
         let kind = notification.isIndication ? "indication" : "notification"
         guard json else { return "0x\(hex(notification.handle, width: 4)) \(kind) \(describeValue(Array(notification.value)))" }
-        var w = BluewireAnalysis.JSONWriter()
+        var w = JSONWriter()
         w.beginObject()
         w.field("handle", "0x" + hex(notification.handle, width: 4))
         w.field("kind", kind)

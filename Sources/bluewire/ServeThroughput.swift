@@ -103,9 +103,7 @@ struct ThroughputPeerOutput: Sendable {
 
     private func emit(text: String, json object: [String: any Sendable]) {
         var line = text
-        if json, let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
-            line = String(decoding: data, as: UTF8.self)
-        }
+        if json { line = JSONLine.make(object) }
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

@@ -60,24 +60,23 @@ enum ThroughputReportOutput {
     }
 
     static func jsonLine(_ report: ThroughputReport) -> String {
-        var object: [String: Any] = [
+        var object: [String: any Sendable] = [
             "mode": report.mode.rawValue, "mtu": report.mtu, "payload_length": report.payloadLength,
             "elapsed_seconds": (Double(report.elapsed.microseconds) / 1_000).rounded() / 1_000,
             "packets": report.packets, "octets": report.octets,
             "kilobits_per_second": rounded(report.kilobitsPerSecond), "packets_per_second": rounded(report.packetsPerSecond),
         ]
         if let sent = report.sent { object["sent"] = sent }
-        if let phy = report.phy { object["phy"] = ["tx": phyName(phy.tx), "rx": phyName(phy.rx)] }
-        object["lost"] = report.lost.map { $0 as Any } ?? NSNull()
-        object["out_of_order"] = report.outOfOrder.map { $0 as Any } ?? NSNull()
+        if let phy = report.phy { object["phy"] = ["tx": phyName(phy.tx), "rx": phyName(phy.rx)] as [String: any Sendable] }
+        object["lost"] = report.lost.map { $0 as any Sendable } ?? NSNull()
+        object["out_of_order"] = report.outOfOrder.map { $0 as any Sendable } ?? NSNull()
         if let latency = report.latency {
             object["latency_microseconds"] = [
                 "samples": latency.samples, "min": latency.minimum.microseconds, "p50": latency.p50.microseconds,
                 "p90": latency.p90.microseconds, "p99": latency.p99.microseconds, "max": latency.maximum.microseconds,
-            ]
+            ] as [String: any Sendable]
         }
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        return JSONLine.make(object)
     }
 
     static func phyName(_ phy: UInt8) -> String {

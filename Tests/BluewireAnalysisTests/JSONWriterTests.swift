@@ -1,4 +1,5 @@
 import BluewireAnalysis
+import BluewireCore
 import Foundation
 import Testing
 

@@ -4,7 +4,7 @@ import BluewireCore
 ///
 /// Output is deterministic: members keep their order, strings are escaped minimally (quote, backslash,
 /// control characters) and everything else is written as UTF-8.
-public enum JSONWriter {
+extension JSONWriter {
     /// How much whitespace to put between tokens.
     public enum Style: Sendable {
         /// `{"a":1,"b":[1,2]}`
@@ -56,26 +56,6 @@ public enum JSONWriter {
 
     /// Appends `text` as a quoted JSON string.
     public static func writeString(_ text: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): appendASCII("\\\"", to: &out)
-            case UInt8(ascii: "\\"): appendASCII("\\\\", to: &out)
-            case 0x0A: appendASCII("\\n", to: &out)
-            case 0x0D: appendASCII("\\r", to: &out)
-            case 0x09: appendASCII("\\t", to: &out)
-            case 0x08: appendASCII("\\b", to: &out)
-            case 0x0C: appendASCII("\\f", to: &out)
-            case 0x00..<0x20:
-                appendASCII("\\u00", to: &out)
-                out.append(contentsOf: hex(byte, width: 2).utf8)
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    static func appendASCII(_ text: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        appendQuoted(text, to: &out)
     }
 }

@@ -1,11 +1,13 @@
-import BluewireCore
-
 /// Builds one JSON value as text, without Foundation.
 ///
 /// Strings are escaped as RFC 8259 §7 requires: quote, backslash and every control character below
 /// U+0020 are escaped, everything else is written as UTF-8. Device names and logging text in captures
 /// are arbitrary bytes, so this matters: a name holding a quote or a newline must not break a line of
 /// JSON output.
+///
+/// The one JSON writer of the project: the decoder's and the command line's JSON lines are built
+/// with it, and BluewireGATT's database export serializes `JSONValue` trees through the same
+/// escaping (`appendQuoted(_:to:)` on bytes).
 public struct JSONWriter: Sendable {
     public private(set) var text: String = ""
     /// One entry per open object/array: whether a value was already written in it.
@@ -53,6 +55,12 @@ public struct JSONWriter: Sendable {
     public mutating func integer<T: BinaryInteger>(_ value: T) {
         separate()
         text.append(String(value))
+    }
+
+    /// A number already formatted as JSON (RFC 8259 §6), e.g. a decimal the caller rounded.
+    public mutating func number(text: String) {
+        separate()
+        text.isEmpty ? self.text.append("null") : self.text.append(text)
     }
 
     public mutating func bool(_ value: Bool) {
@@ -107,6 +115,33 @@ public struct JSONWriter: Sendable {
             }
         }
         out.append("\"")
+    }
+
+    /// `appendQuoted` into UTF-8 bytes, with the same escapes.
+    public static func appendQuoted(_ value: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case 0x22: appendASCII("\\\"", to: &out)
+            case 0x5C: appendASCII("\\\\", to: &out)
+            case 0x0A: appendASCII("\\n", to: &out)
+            case 0x0D: appendASCII("\\r", to: &out)
+            case 0x09: appendASCII("\\t", to: &out)
+            case 0x08: appendASCII("\\b", to: &out)
+            case 0x0C: appendASCII("\\f", to: &out)
+            case 0x00..<0x20, 0x7F:
+                appendASCII("\\u00", to: &out)
+                out.append(contentsOf: hex(byte, width: 2).utf8)
+            default:
+                out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends ASCII text without going through `String`.
+    public static func appendASCII(_ text: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// `value` as a quoted, escaped JSON string.
