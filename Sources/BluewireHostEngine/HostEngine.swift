@@ -59,6 +59,8 @@ public struct HostEngine: Sendable {
     var fragmenter = L2CAPFragmenter(bufferSize: 27)
     var reassembler = L2CAPReassembler()
     var links: [UInt16: EngineLink] = [:]
+    /// SPSMs every link accepts credit based channels on (HostEngine+ChannelRequests).
+    var channelServices: [SPSM: CreditBasedChannelManager.Service] = [:]
 
     // Roles.
     var server: GATTServer
@@ -135,6 +137,7 @@ public struct HostEngine: Sendable {
         }
         consider(pendingConnection?.deadline)
         for link in links.values { consider(link.bearer.deadline) }
+        consider(channelDeadline)
         return earliest
     }
 
@@ -150,6 +153,7 @@ public struct HostEngine: Sendable {
             links[handle]?.bearer.advanceTime(to: self.now)
             drainBearer(handle: handle)
         }
+        advanceChannelTimers()
         pumpProcedures()
     }
 
@@ -196,6 +200,14 @@ public struct HostEngine: Sendable {
         case .notify(let valueHandle, let value, let connection): notify(id, valueHandle, value, connection)
         case .indicate(let valueHandle, let value, let connection): indicate(id, valueHandle, value, connection)
         case .gatt(let connection, let operation): gattClient(id, connection, operation)
+        case .registerServer(let spsm, let parameters, let security): registerChannelServer(id, spsm, parameters, security)
+        case .unregisterServer(let spsm): unregisterChannelServer(id, spsm)
+        case .openChannel(let connection, let spsm, let parameters): openChannel(id, connection, spsm, parameters)
+        case .openEnhancedChannels(let connection, let spsm, let count, let parameters):
+            openEnhancedChannels(id, connection, spsm, count, parameters)
+        case .sendSDU(let connection, let cid, let sdu): sendSDU(id, connection, cid, sdu)
+        case .closeChannel(let connection, let cid): closeChannel(id, connection, cid)
+        case .giveCredits(let connection, let cid, let credits): giveCredits(id, connection, cid, credits)
         }
         pumpProcedures()
     }
