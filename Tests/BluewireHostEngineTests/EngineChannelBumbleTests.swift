@@ -127,9 +127,12 @@ struct EngineChannelBumbleTests {
             #expect(runner.run(seconds: 10) { incoming($0).count == 1 })
             let channel = try #require(incoming(runner).first)
             #expect(!channel.isEnhanced && channel.peerMTU == 300 && channel.peerMPS == 40 && channel.peerCredits == 4)
+            // bumble's request resolves after our response went out: wait for it before writing.
+            #expect(runner.run(seconds: 10) { _ in log.first("channel_open") != nil })
+            #expect(log.first("channel_open")?["peer_mps"] as? Int == 50)
             let sdus = [200, 256, 7].enumerated().map { Self.pattern($0.element, seed: 40 + $0.offset) }
             for sdu in sdus { peer.send(line: #"{"op": "send", "channel": 0, "data": "\#(Self.hex(sdu))"}"#) }
-            #expect(runner.run(seconds: 10) { Self.sdus($0, cid: channel.cid).count >= sdus.count })
+            #expect(runner.run(seconds: 10) { Self.sdus($0, cid: channel.cid).count >= sdus.count }, "\(log.all) \(runner.events.suffix(5))")
             #expect(Self.sdus(runner, cid: channel.cid) == sdus)
             for (index, sdu) in sdus.enumerated() { runner.perform(.sendSDU(connection: link, cid: channel.cid, sdu), id: 10 + UInt32(index)) }
             #expect(runner.run(seconds: 10) { _ in log.all.filter { $0["sdu"] != nil }.count >= sdus.count })
