@@ -93,14 +93,25 @@ struct LinkChannels: Sendable {
     var closeRequests: [UInt16: [HostRequestID]] = [:]
     /// An ATT bearer per Enhanced ATT channel (SPSM 0x0027), Core Vol 3 Part G §5.3.2.
     var eattBearers: [UInt16: ATTBearer] = [:]
+    /// GATT client operations per EATT bearer, the head one in progress (HostEngine+EATTClient).
+    var eattClientOperations: [UInt16: [ClientOperation]] = [:]
 
     init(role: HostLinkRole) {
         manager = CreditBasedChannelManager(role: role == .central ? .central : .peripheral)
     }
 
     /// A channel closed: drops its bearer and returns the requests still waiting on it.
-    mutating func forget(_ cid: UInt16) -> (sends: [HostRequestID?], closes: [HostRequestID]) {
+    mutating func forget(_ cid: UInt16) -> ClosedChannelRequests {
         eattBearers[cid] = nil
-        return (sendRequests.removeValue(forKey: cid) ?? [], closeRequests.removeValue(forKey: cid) ?? [])
+        return ClosedChannelRequests(
+            sends: sendRequests.removeValue(forKey: cid) ?? [], closes: closeRequests.removeValue(forKey: cid) ?? [],
+            operations: (eattClientOperations.removeValue(forKey: cid) ?? []).map(\.id))
     }
+}
+
+/// The requests a closed channel leaves behind: SDUs not sent, close requests, GATT operations.
+struct ClosedChannelRequests: Sendable {
+    var sends: [HostRequestID?]
+    var closes: [HostRequestID]
+    var operations: [HostRequestID]
 }

@@ -86,8 +86,8 @@ extension HostEngine {
     mutating func channelConnected(_ cid: UInt16, handle: UInt16, initiatedLocally: Bool) {
         guard let index = links.index(forKey: handle), let open = links.values[index].channels.manager.channel(cid) else { return }
         let channel = HostChannel(connection: handle, open)
-        // EATT server side: a peer's enhanced channel to 0x0027 (ours stay raw channels, HostEngine+EATT).
-        if channel.psm == .eatt && channel.isEnhanced && !initiatedLocally { openEATTBearer(channel) }
+        // Enhanced ATT: an enhanced channel on 0x0027, either side's, is an ATT bearer (HostEngine+EATT).
+        if channel.psm == .eatt && channel.isEnhanced { openEATTBearer(channel) }
         emit(.channelOpened(channel))
         guard initiatedLocally else { return }
         if let id = links.values[index].channels.openRequests.removeValue(forKey: cid) {
@@ -127,10 +127,10 @@ extension HostEngine {
 
     /// A channel closed: SDUs still queued for it fail, a close request completes.
     mutating func channelClosed(
-        _ cid: UInt16, _ reason: CreditBasedDisconnectReason, handle: UInt16,
-        requests: (sends: [HostRequestID?], closes: [HostRequestID])
+        _ cid: UInt16, _ reason: CreditBasedDisconnectReason, handle: UInt16, requests: ClosedChannelRequests
     ) {
         for id in requests.sends { complete(id, .failure(.channelClosed(reason))) }
+        for id in requests.operations { complete(id, .failure(.channelClosed(reason))) }
         for id in requests.closes { complete(id, .success(.done)) }
         emit(.channelClosed(connection: handle, cid: cid, reason: reason))
     }
@@ -166,13 +166,18 @@ extension HostEngine {
 
     // MARK: time
 
-    /// The earliest RTX/ERTX deadline of any link's signaling requests (Core Vol 3 Part A §6.2.1).
+    /// The earliest RTX/ERTX deadline of any link's signaling requests (Core Vol 3 Part A §6.2.1)
+    /// or ATT transaction on an EATT bearer (Part F §3.3.3).
     var channelDeadline: MonotonicInstant? {
         var earliest: MonotonicInstant?
-        for link in links.values {
-            guard let deadline = link.channels.manager.deadline else { continue }
-            if let current = earliest, current <= deadline { continue }
+        func consider(_ deadline: MonotonicInstant?) {
+            guard let deadline else { return }
+            if let current = earliest, current <= deadline { return }
             earliest = deadline
+        }
+        for link in links.values {
+            consider(link.channels.manager.deadline)
+            for bearer in link.channels.eattBearers.values { consider(bearer.deadline) }
         }
         return earliest
     }
@@ -187,5 +192,6 @@ extension HostEngine {
             links.values[index].channels.manager.advanceTime(to: now)
             drainChannels(handle: handle)
         }
+        advanceEATTTimers()
     }
 }

@@ -1,5 +1,6 @@
 import BluewireATT
 import BluewireCore
+import BluewireGATT
 import BluewireL2CAP
 
 /// Enhanced ATT, server side (Core Vol 3 Part G §5.3.2, Part F §3.2.11): every Enhanced Credit
@@ -10,9 +11,9 @@ import BluewireL2CAP
 ///
 /// The GATT server builds each response for the bearer's ATT_MTU (at most the configured
 /// `preferredMTU`); a response still too long is answered with Unlikely Error.
-/// Notifications and indications still go on the fixed channel. Enhanced channels this engine
-/// opens to a peer's 0x0027 stay plain channels: the GATT client does not run on them yet, the
-/// application exchanges ATT PDUs on them as SDUs.
+/// Notifications and indications from the local server still go on the fixed channel. Enhanced
+/// channels this engine opens to a peer's 0x0027 are bearers too: the GATT client runs on them
+/// (HostEngine+EATTClient).
 extension HostEngine {
     mutating func openEATTBearer(_ channel: HostChannel) {
         guard let index = links.index(forKey: channel.connection) else { return }
@@ -40,8 +41,47 @@ extension HostEngine {
             case .event(.command(let pdu)):
                 _ = server.respond(to: pdu, from: handle)
                 publishServerEvents()
-            case .event:
-                break
+            case .event(let event):
+                eattBearerEvent(event, cid: cid, handle: handle)
+            }
+        }
+    }
+
+    /// The client side of an EATT bearer: responses, notifications and indications (confirmed by
+    /// the bearer), and the transaction timeout, after which the channel must go (Part F §3.3.3).
+    mutating func eattBearerEvent(_ event: ATTBearerEvent, cid: UInt16, handle: UInt16) {
+        switch event {
+        case .response(let id, let pdu):
+            eattClientResponse(id, .success(pdu), handle: handle, cid: cid)
+        case .requestFailed(let id, let error):
+            eattClientResponse(id, .failure(error), handle: handle, cid: cid)
+        case .notification(let attribute, let value):
+            emit(.notification(connection: handle, attribute: attribute, value: value, isIndication: false))
+        case .multipleNotification(let notification):
+            for entry in notification.entries {
+                emit(.notification(connection: handle, attribute: entry.handle, value: entry.value, isIndication: false))
+            }
+        case .indication(let attribute, let value):
+            emit(.notification(connection: handle, attribute: attribute, value: value, isIndication: true))
+        case .closed(.transactionTimeout):
+            guard let index = links.index(forKey: handle) else { return }
+            try? links.values[index].channels.manager.disconnect(cid, now: now)
+            drainChannels(handle: handle)
+        default:
+            break
+        }
+    }
+
+    /// Fires the ATT transaction timeouts of EATT bearers.
+    mutating func advanceEATTTimers() {
+        for handle in links.keys.sorted() {
+            guard let cids = links[handle]?.channels.eattBearers.keys.sorted() else { continue }
+            for cid in cids {
+                guard let index = links.index(forKey: handle), let deadline = links.values[index].channels.eattBearers[cid]?.deadline,
+                      deadline <= now
+                else { continue }
+                links.values[index].channels.eattBearers[cid]?.advanceTime(to: now)
+                drainEATT(cid: cid, handle: handle)
             }
         }
     }

@@ -208,6 +208,7 @@ public struct HostEngine: Sendable {
         case .sendSDU(let connection, let cid, let sdu): sendSDU(id, connection, cid, sdu)
         case .closeChannel(let connection, let cid): closeChannel(id, connection, cid)
         case .giveCredits(let connection, let cid, let credits): giveCredits(id, connection, cid, credits)
+        case .gattOnEATT(let connection, let cid, let operation): gattOnEATT(id, connection, cid, operation)
         }
         pumpProcedures()
     }

@@ -45,6 +45,9 @@ public enum HostRequest: Hashable, Sendable {
     case closeChannel(connection: UInt16, cid: UInt16)
     /// Grant the peer more credits on a channel (LE Flow Control Credit Ind, §4.24).
     case giveCredits(connection: UInt16, cid: UInt16, credits: Int)
+    /// A GATT client operation on an Enhanced ATT bearer (an enhanced channel on SPSM 0x0027,
+    /// Core Vol 3 Part G §5.3.2), queued behind that bearer's earlier ones; bearers run in parallel.
+    case gattOnEATT(connection: UInt16, cid: UInt16, GATTClientRequest)
 }
 
 /// GATT client operations (Core Vol 3 Part G §4).

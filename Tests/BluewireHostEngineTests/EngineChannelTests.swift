@@ -150,7 +150,7 @@ struct EngineChannelTests {
         #expect(pair.peripheral.events.contains { if case .channelClosed(_, _, .remote) = $0 { return true }; return false })
     }
 
-    @Test("EATT: ATT requests on enhanced channels to SPSM 0x0027 are answered by the same GATT server")
+    @Test("EATT: GATT client procedures on two enhanced bearers at once, answered by the peer's GATT server")
     func enhancedATT() throws {
         var pair = try EnginePair()
         pair.peripheral.engine.setDatabase(try TestDatabase.make())
@@ -163,19 +163,36 @@ struct EngineChannelTests {
             Issue.record("open: \(String(describing: pair.central.result(open)))")
             return
         }
-        // One Read Request on each bearer at once: each bearer has its own transaction.
-        pair.central.perform(.sendSDU(connection: Self.link, cid: bearers[0].cid, [0x0A, 0x03, 0x00]))
-        pair.central.perform(.sendSDU(connection: Self.link, cid: bearers[1].cid, [0x0A, 0x06, 0x00]))
+        let (first, second) = (bearers[0].cid, bearers[1].cid)
+        // One transaction per bearer (Part F §3.3.2): both requests go out before either answer.
+        let short = pair.central.perform(.gattOnEATT(connection: Self.link, cid: first, .read(handle: TestDatabase.valueHandle)))
+        let cut = pair.central.perform(.gattOnEATT(connection: Self.link, cid: second, .read(handle: TestDatabase.longHandle)))
+        let long = pair.central.perform(.gattOnEATT(connection: Self.link, cid: second, .readLong(handle: TestDatabase.longHandle)))
+        let mtu = pair.central.perform(.gattOnEATT(connection: Self.link, cid: first, .exchangeMTU))
+        let write = pair.central.perform(.gattOnEATT(connection: Self.link, cid: first, .write(handle: TestDatabase.valueHandle, value: [7])))
+        let discover = pair.central.perform(.gattOnEATT(connection: Self.link, cid: first, .discoverAll))
+        #expect(pair.central.written.filter { $0.type == .acl }.count >= 2)
         pair.shuttle()
-        #expect(pair.central.takeSDUs(cid: bearers[0].cid) == [[0x0B, 0x2A]])
-        // The 100-octet value cut to ATT_MTU − 1 = 63 (ATT_MTU: the smaller channel MTU, Part G §5.3.1).
-        #expect(pair.central.takeSDUs(cid: bearers[1].cid) == [[0x0B] + TestDatabase.longValue.prefix(63)])
-        // ATT_MTU of an enhanced bearer comes from L2CAP: an Exchange MTU does not change it.
-        pair.central.perform(.sendSDU(connection: Self.link, cid: bearers[0].cid, [0x02, 0x00, 0x01]))
-        pair.central.perform(.sendSDU(connection: Self.link, cid: bearers[1].cid, [0x0A, 0x06, 0x00]))
-        pair.shuttle()
-        #expect(pair.central.takeSDUs(cid: bearers[0].cid).first?.first == 0x03)
-        #expect(pair.central.takeSDUs(cid: bearers[1].cid) == [[0x0B] + TestDatabase.longValue.prefix(63)])
-        #expect(pair.peripheral.events.allSatisfy { if case .channelSDU = $0 { return false }; return true })
+        #expect(pair.central.result(short) == .success(.value([0x2A])))
+        // ATT_MTU of a bearer: the smaller channel MTU, 64 (Part G §5.3.1); a Read returns 63 octets.
+        #expect(pair.central.result(cut) == .success(.value(Array(TestDatabase.longValue.prefix(63)))))
+        #expect(pair.central.result(long) == .success(.value(TestDatabase.longValue)))
+        #expect(pair.central.result(mtu) == .success(.mtu(64)))
+        #expect(pair.central.result(write) == .success(.done))
+        #expect(pair.peripheral.events.contains(.server(.valueWritten(connection: Self.link, handle: TestDatabase.valueHandle, value: [7]))))
+        guard case .success(.services(let services))? = pair.central.result(discover) else {
+            Issue.record("discover: \(String(describing: pair.central.result(discover)))")
+            return
+        }
+        #expect(services.map(\.service.uuid).contains(TestDatabase.service))
+        // The unenhanced bearer's MTU is untouched.
+        #expect(pair.peripheral.engine.mtu(connection: Self.link) == 23)
+
+        let unknown = pair.central.perform(.gattOnEATT(connection: Self.link, cid: 0x0070, .read(handle: 3)))
+        #expect(pair.central.result(unknown) == .failure(.channel(.unknownChannel(0x0070))))
+        // An operation in flight when the link goes down fails with the channel.
+        let lost = pair.central.perform(.gattOnEATT(connection: Self.link, cid: first, .read(handle: 3)))
+        pair.central.controller(ControllerBytes.disconnectionComplete(handle: Self.link, reason: 0x08))
+        #expect(pair.central.result(lost) == .failure(.channelClosed(.linkClosed)))
     }
 }
