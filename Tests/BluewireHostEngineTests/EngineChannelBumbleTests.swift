@@ -167,4 +167,63 @@ struct EngineChannelBumbleTests {
             #expect(runner.run(seconds: 10) { $0.events.contains(.channelClosed(connection: link, cid: channel.cid, reason: .remote)) })
         }
     }
+    @Test("engine central opens two EATT bearers to bumble's GATT server: discover, read, long read and write on them at once")
+    func eattClientToBumble() async throws {
+        let address = BluetoothAddress(value: 0xC3_5E_17_00_E1_13, type: .random)
+        try await withBumblePeer([.tcp], arguments: ["--peripheral", "--eatt"], script: "bumble_coc.py") { peer in
+            let log = PeerEventLog()
+            let lines = peer.events
+            let collector = Task { for await line in lines { log.append(line) } }
+            defer { collector.cancel() }
+            let peripheral = try #require(peer.ready.device.flatMap { BluetoothAddress(parsing: $0.address + "/random") })
+            let runner = try SocketEngineRunner(transport: peer.transports[0], configuration: HostEngineConfiguration(randomAddress: address))
+            guard Self.started(runner) else { return }
+            runner.perform(.connect(peripheral, LEConnectionParameters()), id: 2)
+            runner.run(seconds: 15) { $0.result(2) != nil }
+            guard case .success(.connected(let connection))? = runner.result(2) else {
+                Issue.record("connect: \(String(describing: runner.result(2)))")
+                return
+            }
+            let link = connection.handle
+            runner.perform(.openEnhancedChannels(
+                connection: link, spsm: .eatt, count: 2, parameters: CreditBasedChannelParameters(mtu: 120, mps: 64, initialCredits: 6)), id: 3)
+            runner.run(seconds: 10) { $0.result(3) != nil }
+            guard case .success(.channelsOpened(let bearers))? = runner.result(3), bearers.count == 2 else {
+                Issue.record("open: \(String(describing: runner.result(3)))")
+                return
+            }
+            #expect(bearers.allSatisfy { $0.peerMTU == 200 && $0.peerMPS == 100 })
+
+            runner.perform(.gattOnEATT(connection: link, cid: bearers[0].cid, .discoverAll), id: 4)
+            runner.perform(.gattOnEATT(connection: link, cid: bearers[1].cid, .exchangeMTU), id: 5)
+            runner.run(seconds: 10) { $0.result(4) != nil }
+            guard case .success(.services(let services))? = runner.result(4) else {
+                Issue.record("discover: \(String(describing: runner.result(4)))")
+                return
+            }
+            #expect(runner.result(5) == .success(.mtu(120)))
+            let service = try #require(services.first { $0.service.uuid == BluetoothUUID(0xFFF0) })
+            let short = try #require(service.characteristics.first { $0.characteristic.uuid == BluetoothUUID(0xFFF1) })
+            let long = try #require(service.characteristics.first { $0.characteristic.uuid == BluetoothUUID(0xFFF2) })
+            let shortHandle = short.characteristic.valueHandle, longHandle = long.characteristic.valueHandle
+
+            // Both bearers at once: a read on one, a long read (100 octets, ATT_MTU 120: one read) on the other.
+            runner.perform(.gattOnEATT(connection: link, cid: bearers[0].cid, .read(handle: shortHandle)), id: 6)
+            runner.perform(.gattOnEATT(connection: link, cid: bearers[1].cid, .readLong(handle: longHandle)), id: 7)
+            runner.perform(.gattOnEATT(connection: link, cid: bearers[0].cid, .write(handle: longHandle, value: [1, 2, 3])), id: 8)
+            runner.perform(.gattOnEATT(connection: link, cid: bearers[1].cid, .read(handle: longHandle)), id: 9)
+            runner.run(seconds: 10) { r in (6...9).allSatisfy { r.result($0) != nil } }
+            #expect(runner.result(6) == .success(.value([0xCA, 0xFE])))
+            #expect(runner.result(7) == .success(.value((0..<100).map { UInt8($0) })))
+            #expect(runner.result(8) == .success(.done))
+            #expect(runner.run(seconds: 5) { _ in log.first("write") != nil })
+            #expect(log.first("write")?["value"] as? String == "010203")
+            // Ordered on bearer 1 after the long read, racing the write on bearer 0: either value.
+            guard case .success(.value(let after))? = runner.result(9) else {
+                Issue.record("read after write: \(String(describing: runner.result(9)))")
+                return
+            }
+            #expect(after == [1, 2, 3] || after == (0..<100).map { UInt8($0) })
+        }
+    }
 }

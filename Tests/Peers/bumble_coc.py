@@ -5,6 +5,9 @@ The positional arguments are controller transports as in bumble_link.py (Bluewir
 to each). One more bumble Device runs on the same link:
     --peripheral --psm P      advertise (--name) and listen on SPSM P (--mtu, --mps, --credits);
                               every SDU received is echoed back on its channel
+      --eatt                  also serve GATT on EATT bearers (SPSM 0x0027, bumble's register_eatt):
+                              service FFF0 with FFF1 (read: cafe) and FFF2 (read, write: 100 octets
+                              0..99); writes are reported as {"write": HANDLE, "value": HEX}
     --central ADDRESS         a central that waits for commands on standard input
 
 Central commands (one JSON object per line):
@@ -31,6 +34,7 @@ import sys
 from bumble import att, gatt_client, hci, l2cap
 from bumble.controller import Controller
 from bumble.device import Device
+from bumble.gatt import Characteristic, Service
 from bumble.host import Host
 from bumble.link import LocalLink
 from bumble.transport.common import AsyncPipeSink
@@ -135,6 +139,7 @@ async def main():
     parser.add_argument('--mtu', type=int, default=512)
     parser.add_argument('--mps', type=int, default=100)
     parser.add_argument('--credits', type=int, default=8)
+    parser.add_argument('--eatt', action='store_true')
     args = parser.parse_args()
 
     loop = asyncio.get_running_loop()
@@ -163,6 +168,13 @@ async def main():
         loop.add_reader(sys.stdin.fileno(), read_commands(peer, stop))
     except (PermissionError, ValueError):
         pass
+    if args.peripheral and args.eatt:
+        properties = Characteristic.Properties
+        short = Characteristic('FFF1', properties.READ, 'READABLE', bytes.fromhex('cafe'))
+        long = Characteristic('FFF2', properties.READ | properties.WRITE, 'READABLE,WRITEABLE', bytes(range(100)))
+        device.add_service(Service('FFF0', [short, long]))
+        long.on('write', lambda _, value: emit('EVENT', {'write': long.handle, 'value': bytes(value).hex()}))
+        device.gatt_server.register_eatt(l2cap.LeCreditBasedChannelSpec(psm=att.EATT_PSM, mtu=200, mps=100, max_credits=8))
     if args.peripheral:
         device.create_l2cap_server(spec=peer.spec({}), handler=lambda channel: peer.adopt(channel, echo=True))
         await device.start_advertising(auto_restart=True, own_address_type=hci.OwnAddressType.RANDOM,
