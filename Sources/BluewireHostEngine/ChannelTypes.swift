@@ -91,6 +91,8 @@ struct LinkChannels: Sendable {
     /// as EATT PDUs): the manager reports `sduSent` once per SDU, in the order they were queued.
     var sendRequests: [UInt16: [HostRequestID?]] = [:]
     var closeRequests: [UInt16: [HostRequestID]] = [:]
+    /// Our Credit Based Reconfigure Requests, by the channels they name.
+    var reconfigureRequests: [(cids: [UInt16], id: HostRequestID)] = []
     /// An ATT bearer per Enhanced ATT channel (SPSM 0x0027), Core Vol 3 Part G §5.3.2.
     var eattBearers: [UInt16: ATTBearer] = [:]
     /// GATT client operations per EATT bearer, the head one in progress (HostEngine+EATTClient).

@@ -78,6 +78,28 @@ extension HostEngine {
         drainChannels(handle: handle)
     }
 
+    /// Credit Based Reconfigure Request (§4.27): raises our MTU (and MPS) on 1–5 open enhanced
+    /// channels; completes when the peer accepted (an EATT bearer's ATT_MTU follows, Vol 3 Part G
+    /// §5.3.1) or with `.channelReconfigurationRefused`.
+    mutating func reconfigureChannels(_ id: HostRequestID, _ handle: UInt16, _ cids: [UInt16], _ mtu: Int, _ mps: Int) {
+        guard let index = links.index(forKey: handle) else { return complete(id, .failure(.unknownConnection(handle))) }
+        do {
+            try links.values[index].channels.manager.reconfigure(cids, mtu: mtu, mps: mps, now: now)
+            links.values[index].channels.reconfigureRequests.append((cids, id))
+        } catch {
+            return complete(id, .failure(.channel(error)))
+        }
+        drainChannels(handle: handle)
+    }
+
+    /// The link's security changed (encryption started or a key with other properties is in use,
+    /// Vol 4 Part E §7.7.8): later channel requests are admitted against it (Core Vol 3 Part A §4.23,
+    /// §4.26 refuse for insufficient authentication, encryption or key size). Open channels stay.
+    public mutating func setLinkSecurity(_ security: L2CAPLinkSecurity, connection: UInt16) {
+        guard let index = links.index(forKey: connection) else { return }
+        links.values[index].channels.manager.linkSecurity = security
+    }
+
     // MARK: data
 
     /// Queues an SDU (at most the peer's MTU) on an open channel. Its K-frames go as the peer's

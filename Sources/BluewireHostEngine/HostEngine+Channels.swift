@@ -78,7 +78,12 @@ extension HostEngine {
                 connectionIntervalMin: parameters.intervalMin, connectionIntervalMax: parameters.intervalMax,
                 maxLatency: parameters.latency, supervisionTimeout: parameters.timeoutMultiplier))
             enqueue(nil, .bestEffort, [.leConnectionUpdate(update)], optional: true)
-        case .incomingConnectionRefused, .reconfigured, .reconfigureFailed, .signaling:
+        case .reconfigured(let cids, let mtu, let mps, let byPeer):
+            channelsReconfigured(cids, mtu: mtu, mps: mps, byPeer: byPeer, handle: handle)
+        case .reconfigureFailed(let cids, let result):
+            guard let id = takeReconfigureRequest(cids, handle: handle) else { return }
+            complete(id, .failure(.channelReconfigurationRefused(result)))
+        case .incomingConnectionRefused, .signaling:
             break
         }
     }
@@ -102,6 +107,25 @@ extension HostEngine {
             return complete(id, .failure(.channelRefused(reason)))
         }
         settleEnhanced(cid, handle: handle) { $0.failure = $0.failure ?? reason }
+    }
+
+    /// New MTU/MPS on enhanced channels (§4.27): ours after our request, the peer's after its own.
+    /// An EATT bearer's ATT_MTU follows the smaller channel MTU (Vol 3 Part G §5.3.1).
+    mutating func channelsReconfigured(_ cids: [UInt16], mtu: Int, mps: Int, byPeer: Bool, handle: UInt16) {
+        guard let index = links.index(forKey: handle) else { return }
+        for cid in cids where links.values[index].channels.eattBearers[cid] != nil {
+            guard let channel = links.values[index].channels.manager.channel(cid) else { continue }
+            links.values[index].channels.eattBearers[cid]?.setEnhancedBearerMTU(min(channel.localMTU, channel.remoteMTU))
+        }
+        emit(.channelsReconfigured(connection: handle, cids: cids, mtu: mtu, mps: mps, byPeer: byPeer))
+        if !byPeer, let id = takeReconfigureRequest(cids, handle: handle) { complete(id, .success(.done)) }
+    }
+
+    mutating func takeReconfigureRequest(_ cids: [UInt16], handle: UInt16) -> HostRequestID? {
+        guard let index = links.index(forKey: handle),
+              let slot = links.values[index].channels.reconfigureRequests.firstIndex(where: { $0.cids == cids })
+        else { return nil }
+        return links.values[index].channels.reconfigureRequests.remove(at: slot).id
     }
 
     /// One channel of an enhanced request settled; the request completes once all have: with the
@@ -155,6 +179,8 @@ extension HostEngine {
             complete(id, .failure(.disconnected(reason)))
         }
         for request in link.channels.enhancedRequests { complete(request.id, .failure(.disconnected(reason))) }
+        for request in link.channels.reconfigureRequests { complete(request.id, .failure(.disconnected(reason))) }
+        link.channels.reconfigureRequests = []
         link.channels.openRequests = [:]
         link.channels.enhancedRequests = []
         link.channels.manager.linkDisconnected()

@@ -209,6 +209,7 @@ public struct HostEngine: Sendable {
         case .closeChannel(let connection, let cid): closeChannel(id, connection, cid)
         case .giveCredits(let connection, let cid, let credits): giveCredits(id, connection, cid, credits)
         case .gattOnEATT(let connection, let cid, let operation): gattOnEATT(id, connection, cid, operation)
+        case .reconfigureChannels(let connection, let cids, let mtu, let mps): reconfigureChannels(id, connection, cids, mtu, mps)
         }
         pumpProcedures()
     }

@@ -101,6 +101,8 @@ public enum HostEngineError: Error, Hashable, Sendable {
     case channelRefused(CreditBasedConnectionFailure)
     /// The channel closed before the SDU went out.
     case channelClosed(CreditBasedDisconnectReason)
+    /// The peer refused our Credit Based Reconfigure Request (nil: Command Reject or RTX timeout, §4.28).
+    case channelReconfigurationRefused(CreditBasedReconfigureResult?)
 }
 
 /// What a successful request returns.
@@ -159,6 +161,8 @@ public enum HostEngineEvent: Hashable, Sendable {
     case channelClosed(connection: UInt16, cid: UInt16, reason: CreditBasedDisconnectReason)
     /// The peer granted credits (§4.24): `credits` K-frames may be sent now.
     case channelCredits(connection: UInt16, cid: UInt16, credits: Int)
+    /// New MTU/MPS on enhanced channels (§4.27): ours (`byPeer` false) or the peer's (true).
+    case channelsReconfigured(connection: UInt16, cids: [UInt16], mtu: Int, mps: Int, byPeer: Bool)
 }
 
 /// What the caller drains from the engine, in order.
