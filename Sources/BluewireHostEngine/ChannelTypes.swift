@@ -107,7 +107,7 @@ struct LinkChannels: Sendable {
         eattBearers[cid] = nil
         return ClosedChannelRequests(
             sends: sendRequests.removeValue(forKey: cid) ?? [], closes: closeRequests.removeValue(forKey: cid) ?? [],
-            operations: (eattClientOperations.removeValue(forKey: cid) ?? []).map(\.id))
+            operations: (eattClientOperations.removeValue(forKey: cid) ?? []).map { $0.id })
     }
 }
 
