@@ -112,6 +112,7 @@ extension HostEngine {
             try links.values[index].channels.manager.send(sdu, on: cid)
         } catch {
             links.values[index].channels.sendRequests[cid]?.removeLast()
+            if links.values[index].channels.sendRequests[cid]?.isEmpty == true { links.values[index].channels.sendRequests[cid] = nil }
             return complete(id, .failure(.channel(error)))
         }
         drainChannels(handle: handle)

@@ -226,4 +226,52 @@ struct EngineChannelBumbleTests {
             #expect(after == [1, 2, 3] || after == (0..<100).map { UInt8($0) })
         }
     }
+    @Test("paced one-way LE CoC transfer to a bumble sink: at most 2 SDUs wait in the channel (goodput for information)")
+    func pacedTransferToBumbleSink() async throws {
+        let address = BluetoothAddress(value: 0xC3_5E_17_00_E1_14, type: .random)
+        let arguments = ["--peripheral", "--sink", "--psm", "0x80", "--mtu", "2048", "--mps", "247", "--credits", "32"]
+        try await withBumblePeer([.tcp], arguments: arguments, script: "bumble_coc.py") { peer in
+            let log = PeerEventLog()
+            let lines = peer.events
+            let collector = Task { for await line in lines { log.append(line) } }
+            defer { collector.cancel() }
+            let peripheral = try #require(peer.ready.device.flatMap { BluetoothAddress(parsing: $0.address + "/random") })
+            let runner = try SocketEngineRunner(transport: peer.transports[0], configuration: HostEngineConfiguration(randomAddress: address))
+            guard Self.started(runner) else { return }
+            runner.perform(.connect(peripheral, LEConnectionParameters()), id: 2)
+            runner.run(seconds: 15) { $0.result(2) != nil }
+            guard case .success(.connected(let connection))? = runner.result(2) else {
+                Issue.record("connect: \(String(describing: runner.result(2)))")
+                return
+            }
+            let link = connection.handle
+            runner.perform(.openChannel(connection: link, spsm: SPSM(0x80), parameters: CreditBasedChannelParameters()), id: 3)
+            runner.run(seconds: 10) { $0.result(3) != nil }
+            guard case .success(.channelOpened(let channel))? = runner.result(3) else {
+                Issue.record("open: \(String(describing: runner.result(3)))")
+                return
+            }
+
+            let count = 100, size = 1000
+            var sent = 0, mostQueued = 0
+            func octetsAtBumble() -> Int { log.all.last { $0["octets"] != nil }?["octets"] as? Int ?? 0 }
+            let start = ContinuousClock.now
+            let done = runner.run(seconds: 60) { runner in
+                // The pacing loop: top the channel up to 2 queued SDUs, no more.
+                while sent < count, let backlog = runner.engine.channelBacklog(connection: link, cid: channel.cid), backlog.queuedSDUs < 2 {
+                    runner.perform(.sendSDU(connection: link, cid: channel.cid, Self.pattern(size, seed: sent)), id: 1000 + UInt32(sent))
+                    sent += 1
+                    mostQueued = max(mostQueued, runner.engine.channelBacklog(connection: link, cid: channel.cid)?.queuedSDUs ?? 0)
+                }
+                return octetsAtBumble() >= count * size
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(done, "bumble got \(octetsAtBumble()) octets")
+            #expect(sent == count)
+            #expect(mostQueued <= 2)
+            #expect((0..<count).allSatisfy { runner.result(1000 + UInt32($0)) == .success(.done) })
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            print("LE CoC paced one-way goodput to bumble: \(count * size) octets in \(seconds) s = \(Int(Double(count * size) / seconds)) octets/s (MPS \(channel.peerMPS), 27-octet ACL buffers)")
+        }
+    }
 }

@@ -5,6 +5,8 @@ The positional arguments are controller transports as in bumble_link.py (Bluewir
 to each). One more bumble Device runs on the same link:
     --peripheral --psm P      advertise (--name) and listen on SPSM P (--mtu, --mps, --credits);
                               every SDU received is echoed back on its channel
+      --sink                  count instead of echoing: {"received": SDUS, "octets": TOTAL} after
+                              every SDU, no {"sdu"} events
       --eatt                  also serve GATT on EATT bearers (SPSM 0x0027, bumble's register_eatt):
                               service FFF0 with FFF1 (read: cafe) and FFF2 (read, write: 100 octets
                               0..99); writes are reported as {"write": HANDLE, "value": HEX}
@@ -46,6 +48,7 @@ class Peer:
     def __init__(self, device, args):
         self.device, self.args = device, args
         self.channels, self.connection, self.eatt = [], None, []
+        self.received, self.octets = 0, 0
 
     def event(self, payload):
         emit('EVENT', payload)
@@ -60,6 +63,11 @@ class Peer:
         self.channels.append(channel)
 
         def on_sdu(sdu):
+            if self.args.sink:
+                self.received += 1
+                self.octets += len(sdu)
+                self.event({'received': self.received, 'octets': self.octets})
+                return
             self.event({'sdu': bytes(sdu).hex(), 'channel': index})
             if echo:
                 channel.write(bytes(sdu))
@@ -140,6 +148,7 @@ async def main():
     parser.add_argument('--mps', type=int, default=100)
     parser.add_argument('--credits', type=int, default=8)
     parser.add_argument('--eatt', action='store_true')
+    parser.add_argument('--sink', action='store_true')
     args = parser.parse_args()
 
     loop = asyncio.get_running_loop()
