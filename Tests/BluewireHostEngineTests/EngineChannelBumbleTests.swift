@@ -224,6 +224,17 @@ struct EngineChannelBumbleTests {
                 return
             }
             #expect(after == [1, 2, 3] || after == (0..<100).map { UInt8($0) })
+
+            // bumble 0.0.236 has no Credit Based Reconfigure handler: Command Reject "not understood",
+            // which the engine reports as a refusal; the bearers keep their MTU and keep working.
+            runner.perform(.reconfigureChannels(connection: link, cids: bearers.map { $0.cid }, mtu: 150, mps: 64), id: 10)
+            runner.run(seconds: 10) { $0.result(10) != nil }
+            #expect(runner.result(10) == .failure(.channelReconfigurationRefused(nil)))
+            runner.perform(.gattOnEATT(connection: link, cid: bearers[1].cid, .exchangeMTU), id: 11)
+            runner.perform(.gattOnEATT(connection: link, cid: bearers[1].cid, .read(handle: shortHandle)), id: 12)
+            runner.run(seconds: 10) { $0.result(12) != nil }
+            #expect(runner.result(11) == .success(.mtu(120)))
+            #expect(runner.result(12) == .success(.value([0xCA, 0xFE])))
         }
     }
     @Test("paced one-way LE CoC transfer to a bumble sink: at most 2 SDUs wait in the channel (goodput for information)")
