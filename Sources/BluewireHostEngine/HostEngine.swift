@@ -11,9 +11,11 @@ import BluewireL2CAP
 /// write to the controller in order, request completions and events. `nextDeadline` says when to
 /// call `advanceTime` at the latest. Everything that decides lives here: bring-up, command credits
 /// and timeouts (Core Vol 4 Part E §4.4), ACL credits per link (§4.1.1), L2CAP fragmentation and
-/// reassembly (Vol 3 Part A §7.2), LE signaling, the GATT server and client, advertising, scanning
-/// and connection setup. Every multi-command procedure runs in the order it was asked for, one
-/// command at a time, so a stop asked right after a start runs after the start.
+/// reassembly (Vol 3 Part A §7.2), LE signaling, credit based channels (LE CoC and enhanced,
+/// §4.22–4.28, §10.1; HostEngine+Channels) with Enhanced ATT bearers on them, the GATT server and
+/// client, advertising, scanning and connection setup. Every multi-command procedure runs in the
+/// order it was asked for, one command at a time, so a stop asked right after a start runs after
+/// the start.
 ///
 /// A firmware main loop drives it like this (UART carries H4: one type octet, then the packet):
 ///
