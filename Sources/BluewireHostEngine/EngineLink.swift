@@ -11,8 +11,9 @@ struct EngineLink: Sendable {
     var interval: UInt16
     /// ATT on the fixed channel 0x0004, both the client and the server side (Core Vol 3 Part F).
     var bearer: ATTBearer
-    /// LE signaling on channel 0x0005 (Core Vol 3 Part A §4).
-    var signaling: LESignalingResponder
+    /// LE signaling on channel 0x0005 (Core Vol 3 Part A §4) and the credit based channels on the
+    /// dynamic CIDs 0x0040–0x007F (§4.22–4.28, §10.1).
+    var channels: LinkChannels
     /// GATT client operations, the head one in progress (one ATT request at a time, §3.3.2).
     var clientOperations: [ClientOperation] = []
     /// Disconnect requests waiting for Disconnection Complete.
@@ -28,7 +29,7 @@ struct EngineLink: Sendable {
         self.peer = peer
         self.interval = interval
         bearer = ATTBearer(preferredMTU: preferredMTU)
-        signaling = LESignalingResponder(role: role == .central ? .central : .peripheral)
+        channels = LinkChannels(role: role)
         var machine = ConnectionStateMachine()
         _ = try? machine.fire(.connect)
         _ = try? machine.fire(.connected)

@@ -26,20 +26,8 @@ extension HostEngine {
                 sendL2CAP(handle: pdu.handle, channel: .smp, payload: [0x05, 0x05])
             }
         default:
-            break
-        }
-    }
-
-    /// LE signaling (Core Vol 3 Part A §4): the responder answers; a peripheral's Connection
-    /// Parameter Update Request accepted by a central becomes LE Connection Update (§7.8.18).
-    mutating func receiveSignaling(handle: UInt16, payload: ArraySlice<UInt8>) {
-        guard let output = links[handle]?.signaling.receive(payload) else { return }
-        if let reply = output.reply { sendL2CAP(handle: handle, channel: .leSignaling, payload: reply.encode()) }
-        if case .updateConnectionParameters(let parameters)? = output.event {
-            let update = LEConnectionUpdate(connectionHandle: handle, connection: LEConnectionParameters(
-                connectionIntervalMin: parameters.intervalMin, connectionIntervalMax: parameters.intervalMax,
-                maxLatency: parameters.latency, supervisionTimeout: parameters.timeoutMultiplier))
-            enqueue(nil, .bestEffort, [.leConnectionUpdate(update)], optional: true)
+            // Dynamic CIDs: K-frames of the credit based channels (HostEngine+Channels).
+            receiveChannelFrame(handle: pdu.handle, channelID: pdu.channelID, payload: pdu.payload)
         }
     }
 

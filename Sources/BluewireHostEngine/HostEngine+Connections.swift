@@ -64,6 +64,7 @@ extension HostEngine {
             handle: handle, role: role, peer: event.peerAddress, interval: event.connectionInterval,
             preferredMTU: configuration.preferredMTU)
         links[handle] = link
+        installChannelServices(handle: handle)
         server.connect(handle)
         let connection = link.connection
         emit(.connected(connection))
@@ -105,6 +106,7 @@ extension HostEngine {
         aclCredits.disconnected(handle: handle)
         reassembler.disconnected(handle: handle)
         server.disconnect(handle)
+        channelsLinkDown(&link, reason: reason)
         emit(.disconnected(handle: handle, reason: reason))
         pumpACL()
         if link.role == .peripheral { resumeAdvertising() }

@@ -11,9 +11,11 @@ import BluewireL2CAP
 /// write to the controller in order, request completions and events. `nextDeadline` says when to
 /// call `advanceTime` at the latest. Everything that decides lives here: bring-up, command credits
 /// and timeouts (Core Vol 4 Part E §4.4), ACL credits per link (§4.1.1), L2CAP fragmentation and
-/// reassembly (Vol 3 Part A §7.2), LE signaling, the GATT server and client, advertising, scanning
-/// and connection setup. Every multi-command procedure runs in the order it was asked for, one
-/// command at a time, so a stop asked right after a start runs after the start.
+/// reassembly (Vol 3 Part A §7.2), LE signaling, credit based channels (LE CoC and enhanced,
+/// §4.22–4.28, §10.1; HostEngine+Channels) with Enhanced ATT bearers on them, the GATT server and
+/// client, advertising, scanning and connection setup. Every multi-command procedure runs in the
+/// order it was asked for, one command at a time, so a stop asked right after a start runs after
+/// the start.
 ///
 /// A firmware main loop drives it like this (UART carries H4: one type octet, then the packet):
 ///
@@ -59,6 +61,8 @@ public struct HostEngine: Sendable {
     var fragmenter = L2CAPFragmenter(bufferSize: 27)
     var reassembler = L2CAPReassembler()
     var links: [UInt16: EngineLink] = [:]
+    /// SPSMs every link accepts credit based channels on (HostEngine+ChannelRequests).
+    var channelServices: [SPSM: CreditBasedChannelManager.Service] = [:]
 
     // Roles.
     var server: GATTServer
@@ -135,6 +139,7 @@ public struct HostEngine: Sendable {
         }
         consider(pendingConnection?.deadline)
         for link in links.values { consider(link.bearer.deadline) }
+        consider(channelDeadline)
         return earliest
     }
 
@@ -150,6 +155,7 @@ public struct HostEngine: Sendable {
             links[handle]?.bearer.advanceTime(to: self.now)
             drainBearer(handle: handle)
         }
+        advanceChannelTimers()
         pumpProcedures()
     }
 
@@ -196,6 +202,16 @@ public struct HostEngine: Sendable {
         case .notify(let valueHandle, let value, let connection): notify(id, valueHandle, value, connection)
         case .indicate(let valueHandle, let value, let connection): indicate(id, valueHandle, value, connection)
         case .gatt(let connection, let operation): gattClient(id, connection, operation)
+        case .registerServer(let spsm, let parameters, let security): registerChannelServer(id, spsm, parameters, security)
+        case .unregisterServer(let spsm): unregisterChannelServer(id, spsm)
+        case .openChannel(let connection, let spsm, let parameters): openChannel(id, connection, spsm, parameters)
+        case .openEnhancedChannels(let connection, let spsm, let count, let parameters):
+            openEnhancedChannels(id, connection, spsm, count, parameters)
+        case .sendSDU(let connection, let cid, let sdu): sendSDU(id, connection, cid, sdu)
+        case .closeChannel(let connection, let cid): closeChannel(id, connection, cid)
+        case .giveCredits(let connection, let cid, let credits): giveCredits(id, connection, cid, credits)
+        case .gattOnEATT(let connection, let cid, let operation): gattOnEATT(id, connection, cid, operation)
+        case .reconfigureChannels(let connection, let cids, let mtu, let mps): reconfigureChannels(id, connection, cids, mtu, mps)
         }
         pumpProcedures()
     }

@@ -94,6 +94,15 @@ public enum HostEngineError: Error, Hashable, Sendable {
     case invalidAdvertisingInterval
     /// Connectable extended advertising cannot also be scannable (§7.8.53).
     case scanResponseNotAllowed
+    /// The credit based channel request cannot be carried out (unknown or closed channel, SDU
+    /// above the peer's MTU, no free CID, invalid SPSM...).
+    case channel(CreditBasedChannelError)
+    /// The peer did not open the channel (refused, rejected, RTX timeout; Core Vol 3 Part A §4.23, §4.26).
+    case channelRefused(CreditBasedConnectionFailure)
+    /// The channel closed before the SDU went out.
+    case channelClosed(CreditBasedDisconnectReason)
+    /// The peer refused our Credit Based Reconfigure Request (nil: Command Reject or RTX timeout, §4.28).
+    case channelReconfigurationRefused(CreditBasedReconfigureResult?)
 }
 
 /// What a successful request returns.
@@ -116,6 +125,10 @@ public enum HostCompletion: Hashable, Sendable {
     case notified([UInt16])
     /// A CCCD write: the descriptor handle written.
     case configured(descriptorHandle: UInt16)
+    /// An LE Credit Based channel opened.
+    case channelOpened(HostChannel)
+    /// The Enhanced Credit Based channels that opened (the peer may refuse some, §4.26).
+    case channelsOpened([HostChannel])
 }
 
 /// Something that happened that no request asked for.
@@ -140,6 +153,16 @@ public enum HostEngineEvent: Hashable, Sendable {
     case connectionUpdated(handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16)
     /// The controller reported a hardware error; every link and procedure has been failed.
     case hardwareError(UInt8)
+    /// A credit based channel opened, ours or the peer's (Core Vol 3 Part A §4.22-4.26).
+    case channelOpened(HostChannel)
+    /// A complete SDU arrived on a channel (its credits are already on their way back).
+    case channelSDU(connection: UInt16, cid: UInt16, sdu: [UInt8])
+    /// A channel closed; `.violation` when the peer broke flow control and we closed it (§10.1).
+    case channelClosed(connection: UInt16, cid: UInt16, reason: CreditBasedDisconnectReason)
+    /// The peer granted credits (§4.24): `credits` K-frames may be sent now.
+    case channelCredits(connection: UInt16, cid: UInt16, credits: Int)
+    /// New MTU/MPS on enhanced channels (§4.27): ours (`byPeer` false) or the peer's (true).
+    case channelsReconfigured(connection: UInt16, cids: [UInt16], mtu: Int, mps: Int, byPeer: Bool)
 }
 
 /// What the caller drains from the engine, in order.

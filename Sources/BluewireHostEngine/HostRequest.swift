@@ -1,6 +1,7 @@
 import BluewireCore
 import BluewireGATT
 import BluewireHCI
+import BluewireL2CAP
 
 /// What an application asks the engine to do. Each request is handed in with a caller-chosen
 /// `HostRequestID`, and finishes with exactly one `.completed` output carrying that ID.
@@ -27,6 +28,29 @@ public enum HostRequest: Hashable, Sendable {
     case indicate(valueHandle: UInt16, value: [UInt8], connection: UInt16)
     /// A GATT client operation on a link, queued behind the link's earlier ones (one ATT request at a time).
     case gatt(connection: UInt16, GATTClientRequest)
+    /// Accept credit based channels to `spsm` on every link (Core Vol 3 Part A §4.22, §4.25) with
+    /// these receive parameters, if the link meets `security`. SPSM 0x0027 makes every enhanced
+    /// channel to it an EATT bearer served by the GATT server (Vol 3 Part G §5.3.2).
+    case registerServer(spsm: SPSM, parameters: CreditBasedChannelParameters, security: L2CAPSecurityRequirement)
+    /// Stop accepting channels to `spsm` (open ones stay open).
+    case unregisterServer(spsm: SPSM)
+    /// Open an LE Credit Based channel (§4.22); completes with `.channelOpened`.
+    case openChannel(connection: UInt16, spsm: SPSM, parameters: CreditBasedChannelParameters)
+    /// Open 1–5 Enhanced Credit Based channels in one request (§4.25); completes with `.channelsOpened`.
+    case openEnhancedChannels(connection: UInt16, spsm: SPSM, count: Int, parameters: CreditBasedChannelParameters)
+    /// Send an SDU (at most the peer's MTU) on a channel; it waits for credits as needed (§10.1) and
+    /// the request completes once its last K-frame is handed to the link.
+    case sendSDU(connection: UInt16, cid: UInt16, [UInt8])
+    /// Disconnect a channel (§4.6); completes once the peer answered or RTX passed.
+    case closeChannel(connection: UInt16, cid: UInt16)
+    /// Grant the peer more credits on a channel (LE Flow Control Credit Ind, §4.24).
+    case giveCredits(connection: UInt16, cid: UInt16, credits: Int)
+    /// A GATT client operation on an Enhanced ATT bearer (an enhanced channel on SPSM 0x0027,
+    /// Core Vol 3 Part G §5.3.2), queued behind that bearer's earlier ones; bearers run in parallel.
+    case gattOnEATT(connection: UInt16, cid: UInt16, GATTClientRequest)
+    /// Raise our MTU/MPS on 1–5 open enhanced channels (Credit Based Reconfigure Request, Core Vol 3
+    /// Part A §4.27); the MTU may not shrink, the MPS only when one channel is named.
+    case reconfigureChannels(connection: UInt16, cids: [UInt16], mtu: Int, mps: Int)
 }
 
 /// GATT client operations (Core Vol 3 Part G §4).

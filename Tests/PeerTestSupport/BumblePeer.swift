@@ -59,8 +59,12 @@ public final class BumblePeer {
     }
 
     /// Starts the script with one controller per entry of `controllers` and the extra `arguments`
-    /// (`--peripheral --name X`, `--central ADDR`, `--legacy-reports`, ...).
-    public static func start(_ controllers: [ControllerTransport], arguments: [String] = [], timeout: Duration = .seconds(30)) async throws -> BumblePeer {
+    /// (`--peripheral --name X`, `--central ADDR`, `--legacy-reports`, ...). `script` names another
+    /// script of Tests/Peers that speaks the same READY/EVENT protocol (bumble_coc.py).
+    public static func start(
+        _ controllers: [ControllerTransport], arguments: [String] = [], script: String = "bumble_link.py",
+        timeout: Duration = .seconds(30)
+    ) async throws -> BumblePeer {
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw StartError(description: "\(python.path) missing: run scripts/setup-test-env.sh first")
         }
@@ -75,7 +79,7 @@ public final class BumblePeer {
         }
         let process = Process()
         process.executableURL = python
-        process.arguments = [repositoryRoot.appendingPathComponent("Tests/Peers/bumble_link.py").path] + specs + arguments
+        process.arguments = [repositoryRoot.appendingPathComponent("Tests/Peers/\(script)").path] + specs + arguments
         let input = Pipe(), output = Pipe()
         let errorLog = directory.appendingPathComponent("stderr.log")
         _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
@@ -116,7 +120,7 @@ public final class BumblePeer {
         guard let readyLine else {
             process.waitUntilExit()
             let log = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
-            throw StartError(description: "bumble_link.py gave no READY line within \(timeout):\n\(log)")
+            throw StartError(description: "\(script) gave no READY line within \(timeout):\n\(log)")
         }
         let ready = try JSONDecoder().decode(Ready.self, from: Data(readyLine.utf8))
         return BumblePeer(ready: ready, events: events, process: process, input: input, directory: directory)
@@ -151,10 +155,10 @@ public final class BumblePeer {
 
 /// Runs `body` with a fresh bumble link and always stops it afterwards.
 public func withBumblePeer<R>(
-    _ controllers: [BumblePeer.ControllerTransport] = [.tcp], arguments: [String] = [],
+    _ controllers: [BumblePeer.ControllerTransport] = [.tcp], arguments: [String] = [], script: String = "bumble_link.py",
     _ body: (BumblePeer) async throws -> R
 ) async throws -> R {
-    let peer = try await BumblePeer.start(controllers, arguments: arguments)
+    let peer = try await BumblePeer.start(controllers, arguments: arguments, script: script)
     defer { peer.stop() }
     return try await body(peer)
 }

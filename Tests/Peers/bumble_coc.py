@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""A bumble peer for credit based L2CAP channels (LE CoC, ECFC) and EATT, on one LocalLink.
+
+The positional arguments are controller transports as in bumble_link.py (Bluewire's host connects
+to each). One more bumble Device runs on the same link:
+    --peripheral --psm P      advertise (--name) and listen on SPSM P (--mtu, --mps, --credits);
+                              every SDU received is echoed back on its channel
+      --sink                  count instead of echoing: {"received": SDUS, "octets": TOTAL} after
+                              every SDU, no {"sdu"} events
+      --eatt                  also serve GATT on EATT bearers (SPSM 0x0027, bumble's register_eatt):
+                              service FFF0 with FFF1 (read: cafe) and FFF2 (read, write: 100 octets
+                              0..99); writes are reported as {"write": HANDLE, "value": HEX}
+    --central ADDRESS         a central that waits for commands on standard input
+
+Central commands (one JSON object per line):
+    {"op": "connect"}                                   -> {"connected": ADDRESS}
+    {"op": "open", "psm": P, "mtu": M, "mps": S, "credits": C}      LE CoC
+    {"op": "open_enhanced", "psm": P, "count": N, ...}               ECFC (same parameters)
+        -> {"channel_open": INDEX, "cid": CID, "peer_mtu": M, "peer_mps": S, "peer_credits": C} per channel
+    {"op": "send", "channel": INDEX, "data": HEX}       write one SDU on a channel
+    {"op": "close", "channel": INDEX}                   -> {"closed": INDEX}
+    {"op": "eatt", "count": N}                          open N EATT bearers to the peer's GATT server
+        -> {"eatt": N, "mtu": [..]}
+    {"op": "eatt_read", "bearer": I, "handles": [H, ...]}   read each handle, all at once
+        -> {"eatt_read": H, "bearer": I, "value": HEX} (or "error": CODE) per handle
+Both roles report {"sdu": HEX, "channel": INDEX} for each SDU received and {"closed": INDEX} when a
+channel closes. Channel indexes count the channels as they open (either side's), from 0.
+"""
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+
+from bumble import att, gatt_client, hci, l2cap
+from bumble.controller import Controller
+from bumble.device import Device
+from bumble.gatt import Characteristic, Service
+from bumble.host import Host
+from bumble.link import LocalLink
+from bumble.transport.common import AsyncPipeSink
+
+from bumble_link import emit, open_host_transport, random_static_address
+
+
+class Peer:
+    def __init__(self, device, args):
+        self.device, self.args = device, args
+        self.channels, self.connection, self.eatt = [], None, []
+        self.received, self.octets = 0, 0
+
+    def event(self, payload):
+        emit('EVENT', payload)
+
+    def spec(self, request):
+        return l2cap.LeCreditBasedChannelSpec(
+            psm=request.get('psm', self.args.psm), mtu=request.get('mtu', self.args.mtu),
+            mps=request.get('mps', self.args.mps), max_credits=request.get('credits', self.args.credits))
+
+    def adopt(self, channel, echo):
+        index = len(self.channels)
+        self.channels.append(channel)
+
+        def on_sdu(sdu):
+            if self.args.sink:
+                self.received += 1
+                self.octets += len(sdu)
+                self.event({'received': self.received, 'octets': self.octets})
+                return
+            self.event({'sdu': bytes(sdu).hex(), 'channel': index})
+            if echo:
+                channel.write(bytes(sdu))
+        channel.sink = on_sdu
+        channel.on('close', lambda: self.event({'closed': index}))
+        self.event({'channel_open': index, 'cid': channel.source_cid, 'peer_mtu': channel.peer_mtu,
+                    'peer_mps': channel.peer_mps, 'peer_credits': channel.credits})
+
+    async def command(self, request):
+        op = request['op']
+        if op == 'connect':
+            self.connection = await self.device.connect(
+                hci.Address(self.args.central, hci.Address.RANDOM_DEVICE_ADDRESS), own_address_type=hci.OwnAddressType.RANDOM)
+            self.connection.on('disconnection', lambda reason: self.event({'disconnected': int(reason)}))
+            self.event({'connected': self.args.central})
+        elif op == 'open':
+            channel = await self.connection.create_l2cap_channel(spec=self.spec(request))
+            self.adopt(channel, echo=False)
+        elif op == 'open_enhanced':
+            channels = await self.device.l2cap_channel_manager.create_enhanced_credit_based_channels(
+                self.connection, self.spec(request), request['count'])
+            for channel in channels:
+                self.adopt(channel, echo=False)
+        elif op == 'send':
+            self.channels[request['channel']].write(bytes.fromhex(request['data']))
+        elif op == 'close':
+            await self.channels[request['channel']].disconnect()
+        elif op == 'eatt':
+            clients = await gatt_client.Client.connect_eatt(self.connection, count=request['count'])
+            self.eatt = clients if isinstance(clients, list) else [clients]
+            for client in self.eatt:
+                # bumble leaves an EATT client at 23; the bearer's ATT_MTU is the smaller channel MTU.
+                channel = client.bearer
+                client.mtu = min(channel.mtu, channel.peer_mtu)
+            self.event({'eatt': len(self.eatt), 'mtu': [client.mtu for client in self.eatt]})
+        elif op == 'eatt_read':
+            client = self.eatt[request['bearer']]
+
+            async def read(handle):
+                try:
+                    value = await client.read_value(handle)
+                    self.event({'eatt_read': handle, 'bearer': request['bearer'], 'value': bytes(value).hex()})
+                except att.ATT_Error as error:
+                    self.event({'eatt_read': handle, 'bearer': request['bearer'], 'error': int(error.error_code)})
+            await asyncio.gather(*(read(handle) for handle in request['handles']))
+        else:
+            self.event({'error': f'unknown op {op}'})
+
+
+def read_commands(peer, stop):
+    pending = bytearray()
+
+    def on_readable():
+        data = sys.stdin.buffer.read1(4096)
+        if not data:
+            stop.done() or stop.set_result(None)
+            return
+        pending.extend(data)
+        while b'\n' in pending:
+            line, _, rest = bytes(pending).partition(b'\n')
+            pending[:] = rest
+            if line.strip():
+                task = asyncio.create_task(peer.command(json.loads(line)))
+                task.add_done_callback(
+                    lambda t: t.cancelled() or not t.exception() or peer.event({'error': repr(t.exception())}))
+    return on_readable
+
+
+async def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('transports', nargs='+')
+    role = parser.add_mutually_exclusive_group(required=True)
+    role.add_argument('--peripheral', action='store_true')
+    role.add_argument('--central', metavar='ADDRESS')
+    parser.add_argument('--name', default='bumble-coc')
+    parser.add_argument('--psm', type=lambda v: int(v, 0), default=0x80)
+    parser.add_argument('--mtu', type=int, default=512)
+    parser.add_argument('--mps', type=int, default=100)
+    parser.add_argument('--credits', type=int, default=8)
+    parser.add_argument('--eatt', action='store_true')
+    parser.add_argument('--sink', action='store_true')
+    args = parser.parse_args()
+
+    loop = asyncio.get_running_loop()
+    stop = loop.create_future()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, lambda: stop.done() or stop.set_result(None))
+
+    link = LocalLink()
+    transports, controllers = [], []
+    for index, spec in enumerate(args.transports):
+        transport, spelling = await open_host_transport(spec)
+        controller = Controller(f'C{index}', host_source=transport.source, host_sink=transport.sink, link=link,
+                                public_address=random_static_address().to_string(False))
+        controller.random_address = random_static_address()
+        transports.append(transport)
+        controllers.append({'transport': spelling, 'address': controller.random_address.to_string(False)})
+
+    controller = Controller('device', link=link)
+    controller.le_features &= ~hci.LeFeatureMask.LE_EXTENDED_ADVERTISING
+    address = random_static_address()
+    device = Device(name=args.name, address=address, host=Host(controller, AsyncPipeSink(controller)))
+    await device.power_on()
+    peer = Peer(device, args)
+    try:
+        loop.add_reader(sys.stdin.fileno(), read_commands(peer, stop))
+    except (PermissionError, ValueError):
+        pass
+    if args.peripheral and args.eatt:
+        properties = Characteristic.Properties
+        short = Characteristic('FFF1', properties.READ, 'READABLE', bytes.fromhex('cafe'))
+        long = Characteristic('FFF2', properties.READ | properties.WRITE, 'READABLE,WRITEABLE', bytes(range(100)))
+        device.add_service(Service('FFF0', [short, long]))
+        long.on('write', lambda _, value: emit('EVENT', {'write': long.handle, 'value': bytes(value).hex()}))
+        device.gatt_server.register_eatt(l2cap.LeCreditBasedChannelSpec(psm=att.EATT_PSM, mtu=200, mps=100, max_credits=8))
+    if args.peripheral:
+        device.create_l2cap_server(spec=peer.spec({}), handler=lambda channel: peer.adopt(channel, echo=True))
+        await device.start_advertising(auto_restart=True, own_address_type=hci.OwnAddressType.RANDOM,
+                                       advertising_interval_min=50, advertising_interval_max=50)
+    emit('READY', {'controllers': controllers,
+                   'device': {'role': 'peripheral' if args.peripheral else 'central', 'address': address.to_string(False)}})
+    await stop
+    for transport in transports:
+        await transport.close()
+
+
+if __name__ == '__main__':
+    asyncio.run(main())
