@@ -2,6 +2,7 @@ import BluewireATT
 import BluewireCore
 import BluewireGATT
 import BluewireHCI
+import BluewireL2CAP
 
 extension HostEngine {
     /// A request from a peer's client, answered by the GATT server.
