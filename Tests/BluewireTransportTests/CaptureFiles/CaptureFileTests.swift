@@ -93,6 +93,21 @@ import Testing
         }
     }
 
+    /// A real failing device, not a fake: every write(2) to /dev/full fails with ENOSPC. The writes
+    /// happen on the writer's I/O queue, so the failure is reported by a later call.
+    @Test func writerReportsABackgroundWriteFailure() throws {
+        let writer = try CaptureFileWriter(path: "/dev/full", flushThreshold: 64)
+        let packet = HCIPacket(type: .event, payload: [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00])
+        var failure: CaptureFileError?
+        do throws(CaptureFileError) {
+            for i in 0..<100 { try writer.write(packet, direction: .controllerToHost, timestamp: Int64(i)) }
+            try writer.close()
+        } catch {
+            failure = error
+        }
+        #expect(failure == .writeFailed(path: "/dev/full", errno: ENOSPC))
+    }
+
     @Test func writerReportsAnUnwritablePath() {
         #expect(throws: CaptureFileError.cannotOpen(path: "/nonexistent/dir/out.btsnoop", errno: ENOENT)) {
             _ = try CaptureFileWriter(path: "/nonexistent/dir/out.btsnoop")
