@@ -66,6 +66,9 @@ public struct HostEngine: Sendable {
     var advertising = AdvertisingState()
     var pendingConnection: PendingConnection?
 
+    // Security Manager and bonds (HostEngine+Security).
+    var security = EngineSecurity()
+
     // Outputs, drained in order.
     var outputs: [HostEngineOutput] = []
     var outputHead = 0
@@ -125,7 +128,7 @@ public struct HostEngine: Sendable {
     // MARK: time
 
     /// The earliest time at which `advanceTime` has something to do: a command, ATT transaction or
-    /// connection attempt timing out.
+    /// connection attempt or SMP pairing (Core Vol 3 Part H §3.4) timing out.
     public var nextDeadline: MonotonicInstant? {
         var earliest = commandFlow.nextDeadline
         func consider(_ deadline: MonotonicInstant?) {
@@ -135,6 +138,7 @@ public struct HostEngine: Sendable {
         }
         consider(pendingConnection?.deadline)
         for link in links.values { consider(link.bearer.deadline) }
+        consider(securityDeadline)
         return earliest
     }
 
@@ -150,6 +154,7 @@ public struct HostEngine: Sendable {
             links[handle]?.bearer.advanceTime(to: self.now)
             drainBearer(handle: handle)
         }
+        fireSecurityTimers()
         pumpProcedures()
     }
 
@@ -196,6 +201,10 @@ public struct HostEngine: Sendable {
         case .notify(let valueHandle, let value, let connection): notify(id, valueHandle, value, connection)
         case .indicate(let valueHandle, let value, let connection): indicate(id, valueHandle, value, connection)
         case .gatt(let connection, let operation): gattClient(id, connection, operation)
+        case .pair(let connection): pair(id, connection)
+        case .encrypt(let connection): encrypt(id, connection)
+        case .passkeyReply(let connection, let passkey): passkeyReply(id, connection, passkey)
+        case .confirmReply(let connection, let accepted): confirmReply(id, connection, accepted)
         }
         pumpProcedures()
     }

@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireL2CAP
+import BluewireSMP
 
 /// A caller-chosen number naming one application request; its completion carries the same number.
 public struct HostRequestID: RawRepresentable, Hashable, Sendable {
@@ -94,6 +95,8 @@ public enum HostEngineError: Error, Hashable, Sendable {
     case invalidAdvertisingInterval
     /// Connectable extended advertising cannot also be scannable (§7.8.53).
     case scanResponseNotAllowed
+    /// Pairing or encryption failed (Core Vol 3 Part H).
+    case security(HostSecurityError)
 }
 
 /// What a successful request returns.
@@ -116,6 +119,8 @@ public enum HostCompletion: Hashable, Sendable {
     case notified([UInt16])
     /// A CCCD write: the descriptor handle written.
     case configured(descriptorHandle: UInt16)
+    /// Pairing or encryption finished: the link's security level now (Core Vol 3 Part C §10.2.1).
+    case secured(LinkSecurityLevel)
 }
 
 /// Something that happened that no request asked for.
@@ -140,6 +145,19 @@ public enum HostEngineEvent: Hashable, Sendable {
     case connectionUpdated(handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16)
     /// The controller reported a hardware error; every link and procedure has been failed.
     case hardwareError(UInt8)
+    /// Passkey Entry: show this six-digit passkey to the user (Core Vol 3 Part H §2.3.5.3).
+    case passkeyDisplay(connection: UInt16, passkey: UInt32)
+    /// Passkey Entry: ask the user for the passkey the peer shows; answer with `.passkeyReply`.
+    case passkeyRequest(connection: UInt16)
+    /// Numeric Comparison: show the value and ask whether the peer shows the same (§2.3.5.6.2); answer
+    /// with `.confirmReply`.
+    case numericComparison(connection: UInt16, value: UInt32)
+    /// The link's encryption changed (Core Vol 4 Part E §7.7.8, §7.7.39): its security level and key size.
+    case encryptionChanged(connection: UInt16, level: LinkSecurityLevel, keySize: UInt8)
+    /// A pairing finished: the keys distributed (§3.6), stored in the bond store when `bonded`.
+    case paired(connection: UInt16, keys: HostBond, bonded: Bool)
+    /// A pairing failed; its keys are discarded.
+    case pairingFailed(connection: UInt16, PairingFailure)
 }
 
 /// What the caller drains from the engine, in order.

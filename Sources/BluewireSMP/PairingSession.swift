@@ -242,3 +242,6 @@ func passkeyValue(_ passkey: UInt32) -> [UInt8] {
     [UInt8](repeating: 0, count: 12)
         + [UInt8(passkey >> 24 & 0xFF), UInt8(passkey >> 16 & 0xFF), UInt8(passkey >> 8 & 0xFF), UInt8(passkey & 0xFF)]
 }
+
+/// A session is sendable when its crypto is: everything else it holds is plain values.
+extension PairingSession: Sendable where Crypto: Sendable {}
