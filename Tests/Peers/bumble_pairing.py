@@ -1,0 +1,76 @@
+"""Pairing for bumble_link.py's Devices (--pairing IO:SC:MITM): bumble's Security Manager with a delegate
+that reports to the test instead of asking a user.
+
+IO is the SMP IO capability value (Core Vol 3 Part H §3.5.1 table 3.4): 0 DisplayOnly, 1 DisplayYesNo,
+2 KeyboardOnly, 3 NoInputNoOutput, 4 KeyboardDisplay. Bonding is always asked for; keys go to the Device's
+in-memory key store, so a later connection can be encrypted with them.
+
+EVENT lines: {"passkey": N} (shown), {"passkey_wanted": true} (answer with {"op": "passkey", "value": N}),
+{"compare": N} (accepted at once), {"paired": {"ltk": HEX|null, "ltk_central": ..., "ltk_peripheral": ...,
+"irk": ...}}, {"pairing_failed": REASON}, {"encryption": 0|1, "key_size": N}, {"encryption_failed": CODE}.
+"""
+
+import asyncio
+
+from bumble.pairing import PairingConfig, PairingDelegate
+
+IO_CAPABILITIES = [
+    PairingDelegate.DISPLAY_OUTPUT_ONLY,
+    PairingDelegate.DISPLAY_OUTPUT_AND_YES_NO_INPUT,
+    PairingDelegate.KEYBOARD_INPUT_ONLY,
+    PairingDelegate.NO_OUTPUT_NO_INPUT,
+    PairingDelegate.DISPLAY_OUTPUT_AND_KEYBOARD_INPUT,
+]
+
+
+class ReportingDelegate(PairingDelegate):
+    def __init__(self, io_capability, emit):
+        super().__init__(io_capability=io_capability)
+        self.emit = emit
+        self.passkey = None
+
+    async def accept(self):
+        return True
+
+    async def confirm(self, auto=False):
+        return True
+
+    async def compare_numbers(self, number, digits):
+        self.emit({'compare': number})
+        return True
+
+    async def get_number(self):
+        self.passkey = asyncio.get_running_loop().create_future()
+        self.emit({'passkey_wanted': True})
+        return await self.passkey
+
+    async def display_number(self, number, digits):
+        self.emit({'passkey': number})
+
+    def enter(self, value):
+        if self.passkey is not None and not self.passkey.done():
+            self.passkey.set_result(value)
+
+
+def configure_pairing(device, spec, emit):
+    """Sets the Device's pairing configuration from IO:SC:MITM; returns the delegate."""
+    io, sc, mitm = (int(part) for part in spec.split(':'))
+    delegate = ReportingDelegate(IO_CAPABILITIES[io], emit)
+    device.pairing_config_factory = lambda _connection: PairingConfig(
+        sc=bool(sc), mitm=bool(mitm), bonding=True, delegate=delegate)
+    return delegate
+
+
+def hex_key(key):
+    return key.value.hex() if key is not None else None
+
+
+def watch_security(connection, emit):
+    """Reports the connection's pairing and encryption outcomes as EVENT lines."""
+    connection.on('pairing', lambda keys: emit({'paired': {
+        'ltk': hex_key(keys.ltk), 'ltk_central': hex_key(keys.ltk_central),
+        'ltk_peripheral': hex_key(keys.ltk_peripheral), 'irk': hex_key(keys.irk)}}))
+    connection.on('pairing_failure', lambda reason: emit({'pairing_failed': int(reason)}))
+    connection.on('connection_encryption_change', lambda: emit(
+        {'encryption': int(connection.encryption), 'key_size': int(connection.encryption_key_size)}))
+    connection.on('connection_encryption_failure', lambda error: emit({'encryption_failed': str(error)}))
