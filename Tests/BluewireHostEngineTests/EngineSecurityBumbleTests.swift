@@ -65,6 +65,7 @@ struct EngineSecurityBumbleTests {
             #expect(runner.events.contains(.encryptionChanged(connection: handle, level: .encryptedUnauthenticated, keySize: 16)))
             let keys = try #require(Self.pairedEvent(runner))
             let bumbleKeys = log.first("paired")?["paired"] as? [String: Any]
+            #expect(keys.longTermKey?.count == 16)
             #expect(Self.hex(keys.longTermKey) == bumbleKeys?["ltk"] as? String, "bumble: \(String(describing: bumbleKeys))")
             #expect(log.first("encryption")?["encryption"] as? Int == 1)
             #expect(runner.engine.bonds.map(\.peer) == [peripheral])
@@ -106,7 +107,7 @@ struct EngineSecurityBumbleTests {
             #expect(runner.events.contains(
                 .encryptionChanged(connection: handle, level: .secureConnectionsAuthenticated, keySize: 16)))
             let keys = try #require(Self.pairedEvent(runner))
-            #expect(keys.authenticated)
+            #expect(keys.authenticated && keys.longTermKey?.count == 16)
             #expect(Self.hex(keys.longTermKey) == (log.first("paired")?["paired"] as? [String: Any])?["ltk"] as? String)
         }
     }
@@ -137,11 +138,26 @@ struct EngineSecurityBumbleTests {
             #expect(runner.events.contains(.encryptionChanged(connection: handle, level: .encryptedUnauthenticated, keySize: 16)))
             let keys = try #require(Self.pairedEvent(runner))
             let bumbleKeys = log.first("paired")?["paired"] as? [String: Any]
+            #expect(keys.longTermKey?.count == 16)
             #expect(Self.hex(keys.longTermKey) == bumbleKeys?["ltk"] as? String, "bumble: \(String(describing: bumbleKeys))")
             // The engine's IRK reached bumble (Identity Information, §3.6.4).
             #expect(bumbleKeys?["irk"] as? String == Self.hex(irk))
             #expect(log.first("encryption")?["encryption"] as? Int == 1)
             #expect(runner.engine.security(connection: handle)?.level == .encryptedUnauthenticated)
+
+            // bumble reconnects and encrypts with its stored LTK: the engine answers the LTK Request from its
+            // bond store (EDIV and Rand zero under LE SC, §2.4.4), no pairing.
+            peer.send(line: #"{"central": 0, "op": "disconnect"}"#)
+            #expect(runner.run(seconds: 10) { runner in runner.engine.connectionHandles.isEmpty && runner.engine.isAdvertising })
+            peer.send(line: #"{"central": 0, "op": "connect", "discover": false}"#)
+            #expect(runner.run(seconds: 15) { runner in !runner.engine.connectionHandles.isEmpty })
+            let second = try #require(runner.engine.connectionHandles.first)
+            peer.send(line: #"{"central": 0, "op": "encrypt"}"#)
+            #expect(runner.run(seconds: 10) { runner in
+                runner.events.contains(.encryptionChanged(connection: second, level: .encryptedUnauthenticated, keySize: 16))
+            })
+            #expect(runner.run(seconds: 5) { _ in log.all.filter { $0["encryption"] as? Int == 1 }.count == 2 })
+            #expect(runner.events.filter { if case .paired = $0 { return true }; return false }.count == 1)
         }
     }
 }
