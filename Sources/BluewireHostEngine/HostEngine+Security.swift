@@ -14,7 +14,16 @@ import BluewireSMP
 /// asked to bond, stored: the next connection to that peer is encrypted with them (`.encrypt`) without pairing.
 extension HostEngine {
     /// Pair and bond from now on with this configuration (without it, pairing is refused with Pairing Not
-    /// Supported, §3.5.5).
+    /// Supported, §3.5.5). On Linux the crypto is swift-crypto's:
+    ///
+    /// ```swift
+    /// engine.configureSecurity(HostSecurityConfiguration(
+    ///     pairing: PairingConfiguration(ioCapability: .keyboardDisplay, mitmRequired: true),
+    ///     crypto: SMPCrypto(SwiftCryptoSMP())))
+    /// engine.perform(.pair(connection: handle), id: HostRequestID(7), now: clock.now())
+    /// // .event(.passkeyRequest(connection: handle)) → .passkeyReply(connection: handle, passkey: typed)
+    /// // .event(.encryptionChanged(...)), .event(.paired(...)), .completed(7, .success(.secured(level)))
+    /// ```
     public mutating func configureSecurity(_ configuration: HostSecurityConfiguration) {
         security.configuration = configuration
     }
