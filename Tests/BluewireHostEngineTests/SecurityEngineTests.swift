@@ -83,6 +83,38 @@ struct SecurityEngineTests {
         #expect(link.central.result(pair) == .success(.secured(.secureConnectionsAuthenticated)))
     }
 
+    @Test("Numeric Comparison refused by the peripheral's user: Numeric Comparison Failed, no encryption")
+    func numericComparisonRefused() throws {
+        var link = try LinkedEngines(
+            central: PairingConfiguration(ioCapability: .displayYesNo, mitmRequired: true),
+            peripheral: PairingConfiguration(ioCapability: .displayYesNo, mitmRequired: true))
+        let pair = link.central.perform(.pair(connection: link.handle))
+        link.pump()
+        link.peripheral.perform(.confirmReply(connection: link.handle, accepted: false))
+        link.pump()
+        #expect(link.central.result(pair) == .failure(.security(.pairingFailed(.remote(.numericComparisonFailed)))))
+        #expect(link.encryptionStatuses.isEmpty)
+        let late = link.central.perform(.confirmReply(connection: link.handle, accepted: true))
+        #expect(link.central.result(late) == .failure(.security(.noPairingInProgress)))
+    }
+
+    @Test("legacy Passkey Entry: an authenticated STK, then level 3 (authenticated, not SC)")
+    func legacyPasskey() throws {
+        var link = try LinkedEngines(
+            central: PairingConfiguration(ioCapability: .keyboardOnly, mitmRequired: true, secureConnections: false),
+            peripheral: PairingConfiguration(ioCapability: .displayOnly, mitmRequired: true, secureConnections: false))
+        let pair = link.central.perform(.pair(connection: link.handle))
+        link.pump()
+        let shown = try #require(link.peripheral.takeEvents().passkeyDisplayed)
+        link.central.perform(.passkeyReply(connection: link.handle, passkey: shown))
+        link.pump()
+        #expect(link.central.result(pair) == .success(.secured(.authenticated)))
+        #expect(link.peripheral.takeEvents().encryptionChanges == [
+            .encryptionChanged(connection: link.handle, level: .authenticated, keySize: 16),
+        ])
+        #expect(link.central.engine.bonds.first?.level == .authenticated)
+    }
+
     @Test("legacy Just Works: STK encryption, then the peripheral's LTK/EDIV/Rand re-encrypt the next connection")
     func legacyBondReencrypts() throws {
         var link = try LinkedEngines(
