@@ -162,6 +162,37 @@ struct EngineSecurityBumbleTests {
     }
 }
 
+extension EngineSecurityBumbleTests {
+    @Test("engine peripheral asks a bumble central to pair with a Security Request (§3.6.7)")
+    func peripheralSecurityRequest() async throws {
+        let address = BluetoothAddress(value: 0xC3_5E_17_00_E5_04, type: .random)
+        try await withBumblePeer([.tcp], arguments: ["--central", address.hexString, "--manual", "--pairing", "3:1:0"]) { peer in
+            let log = PeerEventLog()
+            let lines = peer.events
+            let collector = Task { for await line in lines { log.append(line) } }
+            defer { collector.cancel() }
+            let runner = try SocketEngineRunner(
+                transport: peer.transports[0], configuration: HostEngineConfiguration(randomAddress: address))
+            runner.engine.configureSecurity(Self.engineSecurity(PairingConfiguration(ioCapability: .noInputNoOutput)))
+            runner.perform(.start, id: 1)
+            #expect(runner.run(seconds: 10) { $0.result(1) != nil })
+            runner.perform(.startAdvertising(.named("engine-smp")), id: 2)
+            #expect(runner.run(seconds: 10) { $0.result(2) != nil })
+            peer.send(line: #"{"central": 0, "op": "connect", "discover": false}"#)
+            #expect(runner.run(seconds: 15) { runner in !runner.engine.connectionHandles.isEmpty })
+            let handle = try #require(runner.engine.connectionHandles.first)
+
+            runner.perform(.pair(connection: handle), id: 3)
+            #expect(runner.run(seconds: 15) { $0.result(3) != nil })
+            #expect(runner.result(3) == .success(.secured(.encryptedUnauthenticated)))
+            // AuthReq: bonding 0b01 and SC (§3.5.1).
+            #expect(log.first("security_request")?["security_request"] as? Int == 0x09)
+            #expect(runner.run(seconds: 5) { _ in log.first("paired") != nil })
+            #expect(Self.hex(Self.pairedEvent(runner)?.longTermKey) == (log.first("paired")?["paired"] as? [String: Any])?["ltk"] as? String)
+        }
+    }
+}
+
 extension BluetoothAddress {
     /// The address as SMP's Identity Address Information carries it.
     var smpForm: SMPAddress {

@@ -255,7 +255,7 @@ class Central:
         self.connection.on('disconnection', lambda reason: self.emit({'disconnected': int(reason)}))
         self.emit({'connected': self.address, 'handle': self.connection.handle})
         if self.delegate:
-            watch_security(self.connection, self.emit)
+            watch_security(self.connection, self.emit, pair_on_request=True)
         self.peer = Peer(self.connection)
         if mtu:
             self.emit({'mtu': await self.peer.request_mtu(mtu)})

@@ -65,8 +65,15 @@ def hex_key(key):
     return key.value.hex() if key is not None else None
 
 
-def watch_security(connection, emit):
-    """Reports the connection's pairing and encryption outcomes as EVENT lines."""
+def watch_security(connection, emit, pair_on_request=False):
+    """Reports the connection's pairing and encryption outcomes as EVENT lines. A central with
+    pair_on_request answers a Security Request (Core Vol 3 Part H §3.6.7), which bumble leaves to the
+    application, by pairing: EVENT {"security_request": AUTHREQ}."""
+    if pair_on_request:
+        def on_security_request(auth_req):
+            emit({'security_request': int(auth_req)})
+            asyncio.ensure_future(connection.pair())
+        connection.on('security_request', on_security_request)
     connection.on('pairing', lambda keys: emit({'paired': {
         'ltk': hex_key(keys.ltk), 'ltk_central': hex_key(keys.ltk_central),
         'ltk_peripheral': hex_key(keys.ltk_peripheral), 'irk': hex_key(keys.irk)}}))
