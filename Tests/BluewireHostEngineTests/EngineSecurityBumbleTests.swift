@@ -67,6 +67,8 @@ struct EngineSecurityBumbleTests {
             let bumbleKeys = log.first("paired")?["paired"] as? [String: Any]
             #expect(keys.longTermKey?.count == 16)
             #expect(Self.hex(keys.longTermKey) == bumbleKeys?["ltk"] as? String, "bumble: \(String(describing: bumbleKeys))")
+            // bumble distributed its IRK and identity address (Identity Information, §3.6.4-5).
+            #expect(keys.peerKeys.identityResolvingKey?.count == 16 && keys.peerKeys.identityAddress != nil)
             #expect(log.first("encryption")?["encryption"] as? Int == 1)
             #expect(runner.engine.bonds.map(\.peer) == [peripheral])
 
