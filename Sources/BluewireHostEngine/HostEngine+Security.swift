@@ -216,12 +216,11 @@ extension HostEngine {
         let pending = link.security.pending
         links[handle]?.security.pending = nil
         guard status.isSuccess, enabled else {
-            if !status.isSuccess || link.security.level != .unencrypted {
-                if status.isSuccess {
-                    links[handle]?.security.level = .unencrypted
-                    links[handle]?.security.keySize = 0
-                    emit(.encryptionChanged(connection: handle, level: .unencrypted, keySize: 0))
-                }
+            if status.isSuccess, link.security.level != .unencrypted {
+                // Encryption switched off (not done on LE, but the event can say so, §7.7.8).
+                links[handle]?.security.level = .unencrypted
+                links[handle]?.security.keySize = 0
+                emit(.encryptionChanged(connection: handle, level: .unencrypted, keySize: 0))
             }
             for id in requests { complete(id, .failure(.security(.encryptionFailed(status)))) }
             feedEncryption(handle, enabled: false)

@@ -193,6 +193,9 @@ public struct PairingSession<Crypto: SMPCryptoPrimitives> {
         return [.send(pdu)]
     }
 
+    /// Not inlined: inlined with a constant reason, every call site became its own statically initialized
+    /// array, which Embedded Swift places in RAM (.data), about 150 bytes each.
+    @inline(never)
     mutating func fail(_ reason: PairingFailedReason, now: MonotonicInstant) -> [SMPAction] {
         guard !isFinished else { return [] }
         discardKeys()
