@@ -161,6 +161,23 @@ struct SecurityEngineTests {
         #expect(link.central.takeEvents().pairedKeys == nil)
     }
 
+    @Test("encrypting a link already encrypted: Encryption Key Refresh Complete (§7.7.39) completes the request")
+    func keyRefresh() throws {
+        var link = try LinkedEngines(
+            central: PairingConfiguration(ioCapability: .noInputNoOutput),
+            peripheral: PairingConfiguration(ioCapability: .noInputNoOutput))
+        link.central.perform(.pair(connection: link.handle))
+        link.pump()
+        _ = link.central.takeEvents()
+        let refresh = link.central.perform(.encrypt(connection: link.handle))
+        link.pump()
+        #expect(link.encryptionStatuses == [0, 0])
+        #expect(link.central.result(refresh) == .success(.secured(.encryptedUnauthenticated)))
+        #expect(link.central.takeEvents().encryptionChanges == [
+            .encryptionChanged(connection: link.handle, level: .encryptedUnauthenticated, keySize: 16),
+        ])
+    }
+
     @Test("a peer without a bond: encrypt is refused, a forgotten bond gets PIN or Key Missing")
     func missingBond() throws {
         var link = try LinkedEngines(
