@@ -165,6 +165,37 @@ struct EngineSecurityBumbleTests {
 }
 
 extension EngineSecurityBumbleTests {
+    @Test("engine central, legacy Just Works with a bumble peripheral: STK, its LTK/EDIV/Rand, re-encryption with them")
+    func centralLegacyBond() async throws {
+        try await withBumblePeer([.tcp], arguments: ["--peripheral", "--name", "bumble-smp", "--interval", "50", "--pairing", "3:0:0"]) { peer in
+            let log = PeerEventLog()
+            let lines = peer.events
+            let collector = Task { for await line in lines { log.append(line) } }
+            defer { collector.cancel() }
+            let (runner, handle, peripheral) = try Self.connectedCentral(
+                peer, address: BluetoothAddress(value: 0xC3_5E_17_00_E5_05, type: .random),
+                pairing: PairingConfiguration(ioCapability: .noInputNoOutput, secureConnections: false))
+            runner.perform(.pair(connection: handle), id: 3)
+            #expect(runner.run(seconds: 15) { $0.result(3) != nil && log.first("paired") != nil })
+            #expect(runner.result(3) == .success(.secured(.encryptedUnauthenticated)))
+            let keys = try #require(Self.pairedEvent(runner))
+            let bumbleKeys = log.first("paired")?["paired"] as? [String: Any]
+            // Legacy: no derived LTK; the peripheral distributes one (§3.6.1). bumble, the pairing responder,
+            // files its own under "ltk_central" and the engine's under "ltk_peripheral".
+            #expect(keys.longTermKey == nil && keys.peerKeys.longTermKey?.count == 16 && keys.peerKeys.rand?.count == 8)
+            #expect(Self.hex(keys.peerKeys.longTermKey) == bumbleKeys?["ltk_central"] as? String, "bumble: \(String(describing: bumbleKeys))")
+            #expect(Self.hex(keys.localKeys.longTermKey) == bumbleKeys?["ltk_peripheral"] as? String)
+
+            runner.perform(.disconnect(handle: handle, reason: .remoteUserTerminatedConnection), id: 4)
+            #expect(runner.run(seconds: 10) { $0.result(4) != nil })
+            let second = try Self.connect(runner, to: peripheral, id: 5)
+            runner.perform(.encrypt(connection: second), id: 6)
+            #expect(runner.run(seconds: 10) { $0.result(6) != nil })
+            #expect(runner.result(6) == .success(.secured(.encryptedUnauthenticated)))
+            #expect(runner.run(seconds: 5) { _ in log.all.filter { $0["encryption"] as? Int == 1 }.count == 2 })
+        }
+    }
+
     @Test("engine peripheral asks a bumble central to pair with a Security Request (§3.6.7)")
     func peripheralSecurityRequest() async throws {
         let address = BluetoothAddress(value: 0xC3_5E_17_00_E5_04, type: .random)

@@ -52,8 +52,30 @@ class ReportingDelegate(PairingDelegate):
             self.passkey.set_result(value)
 
 
+def conform_long_term_key_lookup(device):
+    """bumble 0.0.236 picks a stored legacy LTK by the connection's role, so as peripheral it answers the
+    LTK Request with the key the central distributed and the link fails with MIC Failure (google/bumble
+    pull request #890). Core Vol 3 Part H §2.4.2: the peripheral answers with the LTK it distributed,
+    found by the EDIV and Rand the central sends. bumble distributes its legacy LTK with EDIV 0 and Rand 0,
+    so the match is exact, zeros included; a running pairing's key (STK, SC LTK) still comes first."""
+    original = device.get_long_term_key
+
+    async def get_long_term_key(connection_handle, rand, ediv):
+        connection = device.lookup_connection(connection_handle)
+        if connection is not None and device.keystore is not None \
+                and device.smp_manager.get_long_term_key(connection, rand, ediv) is None:
+            keys = await device.keystore.get(str(connection.peer_address))
+            if keys is not None and keys.ltk is None:
+                for key in (keys.ltk_central, keys.ltk_peripheral):
+                    if key is not None and key.ediv == ediv and key.rand == rand:
+                        return key.value
+        return await original(connection_handle, rand, ediv)
+    device.host.long_term_key_provider = get_long_term_key
+
+
 def configure_pairing(device, spec, emit):
     """Sets the Device's pairing configuration from IO:SC:MITM; returns the delegate."""
+    conform_long_term_key_lookup(device)
     io, sc, mitm = (int(part) for part in spec.split(':'))
     delegate = ReportingDelegate(IO_CAPABILITIES[io], emit)
     device.pairing_config_factory = lambda _connection: PairingConfig(
