@@ -61,7 +61,7 @@ extension HostEngine {
     /// Central: encrypt the link with the bond's key (§2.4.4); completes on Encryption Change.
     mutating func encrypt(_ id: HostRequestID, _ handle: UInt16) {
         guard let link = links[handle] else { return complete(id, .failure(.unknownConnection(handle))) }
-        guard link.role == .central, let bond = security.bonds[link.peer], let key = bond.centralKey else {
+        guard link.role == .central, let bond = bond(for: link.peer), let key = bond.centralKey else {
             return complete(id, .failure(.security(.notBonded)))
         }
         links[handle]?.security.encryptRequests.append(id)
@@ -175,7 +175,7 @@ extension HostEngine {
     /// encrypt with the bond's key; otherwise pair.
     mutating func securityRequested(_ handle: UInt16, _ auth: AuthRequirements) {
         guard let link = links[handle], link.security.level == .unencrypted, link.security.pending == nil else { return }
-        if let bond = security.bonds[link.peer], bond.authenticated || !auth.mitm, let key = bond.centralKey {
+        if let bond = bond(for: link.peer), bond.authenticated || !auth.mitm, let key = bond.centralKey {
             return startEncryption(handle, key.longTermKey, ediv: key.ediv, rand: key.rand,
                                    PendingEncryption(level: bond.level, keySize: bond.keySize), id: nil)
         }
@@ -191,7 +191,7 @@ extension HostEngine {
             peer: link.peer, secureConnections: result.secureConnections, authenticated: result.authenticated,
             keySize: result.keySize, longTermKey: result.longTermKey, localKeys: result.localKeys,
             peerKeys: result.peerKeys)
-        if result.bonded { security.bonds[link.peer] = bond }
+        if result.bonded { store(bond) }
         emit(.paired(connection: handle, keys: bond, bonded: result.bonded))
         let requests = link.security.pairRequests
         links[handle]?.security.pairRequests = []
@@ -265,7 +265,7 @@ extension HostEngine {
             links[handle]?.security.session = session
             return run(actions, handle: handle)
         }
-        if let bond = security.bonds[link.peer],
+        if let bond = bond(for: link.peer),
             let key = bond.peripheralKey(ediv: request.encryptedDiversifier, rand: request.randomNumber)
         {
             links[handle]?.security.pending = PendingEncryption(level: bond.level, keySize: bond.keySize)

@@ -22,6 +22,8 @@ struct LinkedEngines {
     var central: EngineDriver
     var peripheral: EngineDriver
     var handle: UInt16 = 0x0040
+    /// The address the peripheral's controller reports for the central (a resolvable private one, say).
+    var centralSeenAs = Self.centralAddress
     /// The central's last LE Enable Encryption.
     var encryptionRequest: LEEnableEncryption?
     var encrypted = false
@@ -59,7 +61,7 @@ struct LinkedEngines {
         central.perform(.connect(Self.peripheralAddress, LEConnectionParameters()))
         central.answerCommands()
         central.controller(ControllerBytes.leConnectionComplete(handle: handle, central: true, peer: Self.peripheralAddress))
-        peripheral.controller(ControllerBytes.leConnectionComplete(handle: handle, central: false, peer: Self.centralAddress))
+        peripheral.controller(ControllerBytes.leConnectionComplete(handle: handle, central: false, peer: centralSeenAs))
         encrypted = false
         pump()
         _ = central.takeEvents()
