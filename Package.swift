@@ -4,7 +4,7 @@ import PackageDescription
 /// Layering (arrows point down only; see README.md):
 /// bluewire (CLI) → Bluewire (Host) → GATT → ATT → L2CAP → HCI → Core; Snoop → Core;
 /// Transport does all I/O; Testing provides virtual and replay controllers.
-/// HostEngine (the host as a sans-I/O state machine) → GATT, ATT, L2CAP, HCI, Core.
+/// HostEngine (the host as a sans-I/O state machine) → GATT, ATT, L2CAP, SMP, HCI, Core.
 /// SMP (Security Manager: PDUs, crypto functions, pairing state machine) → Core; Crypto implements its
 /// primitives on swift-crypto.
 /// Core modules (Core, Snoop, HCI, L2CAP, ATT, GATT, Analysis, HostEngine, SMP) use no Foundation and no Glibc and
@@ -56,7 +56,7 @@ let package = Package(
         ),
         .target(
             name: "BluewireHostEngine",
-            dependencies: ["BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT"],
+            dependencies: ["BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT", "BluewireSMP"],
             swiftSettings: strict
         ),
         // Security Manager (Core Vol 3 Part H): PDUs, crypto functions over a primitives protocol, pairing.
@@ -149,7 +149,10 @@ let package = Package(
         ),
         .testTarget(
             name: "BluewireHostEngineTests",
-            dependencies: ["BluewireHostEngine", "BluewireGATT", "BluewireATT", "BluewireL2CAP", "BluewireHCI", "BluewireCore", "BluewireSnoop", "PeerTestSupport"]
+            dependencies: [
+                "BluewireHostEngine", "BluewireGATT", "BluewireATT", "BluewireL2CAP", "BluewireHCI", "BluewireCore", "BluewireSnoop",
+                "BluewireSMP", "BluewireCrypto", "PeerTestSupport",
+            ]
         ),
         // Real-peer helpers (bumble_link.py, a scripted TCP server) shared by the test targets below.
         .target(name: "PeerTestSupport", path: "Tests/PeerTestSupport"),

@@ -16,8 +16,8 @@ modules=(
   "BluewireATT:BluewireCore BluewireL2CAP"
   "BluewireGATT:BluewireCore BluewireHCI BluewireL2CAP BluewireATT"
   "BluewireAnalysis:BluewireCore BluewireSnoop BluewireHCI BluewireL2CAP BluewireATT BluewireGATT"
-  "BluewireHostEngine:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT"
   "BluewireSMP:BluewireCore"
+  "BluewireHostEngine:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT BluewireSMP"
 )
 for entry in "${modules[@]}"; do
   name=${entry%%:*}

@@ -37,7 +37,8 @@ modules=(
   "BluewireL2CAP:BluewireCore BluewireHCI"
   "BluewireATT:BluewireCore BluewireL2CAP"
   "BluewireGATT:BluewireCore BluewireHCI BluewireL2CAP BluewireATT"
-  "BluewireHostEngine:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT"
+  "BluewireSMP:BluewireCore"
+  "BluewireHostEngine:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT BluewireSMP"
 )
 
 swift_flags=(-enable-experimental-feature Embedded -target "$target" -wmo -parse-as-library -Osize

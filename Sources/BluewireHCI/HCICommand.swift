@@ -47,6 +47,12 @@ public enum HCICommand: Hashable, Sendable {
     case leReadPHY(ConnectionHandleParameter)
     case readRemoteVersionInformation(ConnectionHandleParameter)
     case leReadRemoteFeatures(ConnectionHandleParameter)
+    /// LE Enable Encryption (§7.8.24).
+    case leEnableEncryption(LEEnableEncryption)
+    /// LE Long Term Key Request Reply (§7.8.25).
+    case leLongTermKeyRequestReply(LELongTermKeyRequestReply)
+    /// LE Long Term Key Request Negative Reply (§7.8.26): no key for this link.
+    case leLongTermKeyRequestNegativeReply(ConnectionHandleParameter)
     /// Any other command, kept as opcode and undecoded parameters.
     case raw(opcode: HCIOpcode, parameters: ArraySlice<UInt8>)
 
@@ -93,6 +99,9 @@ public enum HCICommand: Hashable, Sendable {
         case .leReadPHY: .leReadPHY
         case .readRemoteVersionInformation: .readRemoteVersionInformation
         case .leReadRemoteFeatures: .leReadRemoteFeatures
+        case .leEnableEncryption: .leEnableEncryption
+        case .leLongTermKeyRequestReply: .leLongTermKeyRequestReply
+        case .leLongTermKeyRequestNegativeReply: .leLongTermKeyRequestNegativeReply
         case .raw(let opcode, _): opcode
         }
     }
@@ -128,7 +137,11 @@ public enum HCICommand: Hashable, Sendable {
         case .leWriteSuggestedDefaultDataLength(let p): p.encode(into: &w)
         case .leSetPHY(let p): p.encode(into: &w)
         case .leSetDefaultPHY(let p): p.encode(into: &w)
-        case .leReadPHY(let p), .readRemoteVersionInformation(let p), .leReadRemoteFeatures(let p): p.encode(into: &w)
+        case .leReadPHY(let p), .readRemoteVersionInformation(let p), .leReadRemoteFeatures(let p),
+            .leLongTermKeyRequestNegativeReply(let p):
+            p.encode(into: &w)
+        case .leEnableEncryption(let p): p.encode(into: &w)
+        case .leLongTermKeyRequestReply(let p): p.encode(into: &w)
         case .raw(_, let parameters): w.append(contentsOf: parameters)
         }
     }

@@ -86,6 +86,10 @@ extension HCICommand {
         case .leReadPHY: return .leReadPHY(try ConnectionHandleParameter(decoding: &r))
         case .readRemoteVersionInformation: return .readRemoteVersionInformation(try ConnectionHandleParameter(decoding: &r))
         case .leReadRemoteFeatures: return .leReadRemoteFeatures(try ConnectionHandleParameter(decoding: &r))
+        case .leEnableEncryption: return .leEnableEncryption(try LEEnableEncryption(decoding: &r))
+        case .leLongTermKeyRequestReply: return .leLongTermKeyRequestReply(try LELongTermKeyRequestReply(decoding: &r))
+        case .leLongTermKeyRequestNegativeReply:
+            return .leLongTermKeyRequestNegativeReply(try ConnectionHandleParameter(decoding: &r))
         default: return .raw(opcode: packet.opcode, parameters: packet.parameters)
         }
     }

@@ -22,6 +22,8 @@ struct EngineLink: Sendable {
     var indicationRequests: [(ATTIndicationID, HostRequestID)] = []
     /// Connection state machine (BluewireGATT): connecting → idle → ... → disconnected.
     var stateMachine: ConnectionStateMachine
+    /// Pairing, encryption level and waiting security requests (Core Vol 3 Part H).
+    var security = LinkSecurity()
 
     init(handle: UInt16, role: HostLinkRole, peer: BluetoothAddress, interval: UInt16, preferredMTU: UInt16) {
         self.handle = handle

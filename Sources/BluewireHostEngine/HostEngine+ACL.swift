@@ -21,10 +21,8 @@ extension HostEngine {
         case .leSignaling:
             receiveSignaling(handle: pdu.handle, payload: pdu.payload)
         case .smp:
-            // No pairing yet: Pairing Failed, Pairing Not Supported (Core Vol 3 Part H §3.5.5).
-            if pdu.payload.first == 0x01 || pdu.payload.first == 0x0B {
-                sendL2CAP(handle: pdu.handle, channel: .smp, payload: [0x05, 0x05])
-            }
+            // The Security Manager (HostEngine+Security, Core Vol 3 Part H §3.3).
+            receiveSMP(handle: pdu.handle, payload: pdu.payload)
         default:
             // Dynamic CIDs: K-frames of the credit based channels (HostEngine+Channels).
             receiveChannelFrame(handle: pdu.handle, channelID: pdu.channelID, payload: pdu.payload)

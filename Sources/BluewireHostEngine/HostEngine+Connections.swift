@@ -102,6 +102,7 @@ extension HostEngine {
         _ = link.bearer.takeOutputs()
         for operation in link.clientOperations { complete(operation.id, .failure(.disconnected(reason))) }
         for (_, id) in link.indicationRequests { complete(id, .failure(.disconnected(reason))) }
+        securityDisconnected(link, reason: reason)
         for id in link.disconnectRequests { complete(id, .success(.disconnected(reason))) }
         aclCredits.disconnected(handle: handle)
         reassembler.disconnected(handle: handle)

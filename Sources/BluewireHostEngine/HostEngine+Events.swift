@@ -22,7 +22,13 @@ extension HostEngine {
             hardwareError(code)
         case .leMeta(let meta):
             handle(meta)
-        case .encryptionChange, .encryptionKeyRefreshComplete, .readRemoteVersionInformationComplete, .unknown:
+        case .encryptionChange(let change):
+            // Core Vol 4 Part E §7.7.8: Encryption_Enabled 0x01 is AES-CCM on LE.
+            encryptionChanged(handle: change.connectionHandle, status: change.status,
+                              enabled: change.encryptionEnabled != 0, keySize: change.encryptionKeySize)
+        case .encryptionKeyRefreshComplete(let refresh):
+            encryptionChanged(handle: refresh.connectionHandle, status: refresh.status, enabled: true, keySize: nil)
+        case .readRemoteVersionInformationComplete, .unknown:
             break
         }
     }
@@ -42,8 +48,10 @@ extension HostEngine {
                                     latency: update.peripheralLatency, timeout: update.supervisionTimeout))
         case .advertisingSetTerminated(let terminated):
             advertisingSetTerminated(status: terminated.status)
+        case .longTermKeyRequest(let request):
+            longTermKeyRequested(request)
         case .directedAdvertisingReport, .dataLengthChange, .phyUpdateComplete, .readRemoteFeaturesComplete,
-             .longTermKeyRequest, .channelSelectionAlgorithm, .unknown:
+             .channelSelectionAlgorithm, .unknown:
             break
         }
     }

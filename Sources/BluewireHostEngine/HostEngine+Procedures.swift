@@ -21,6 +21,8 @@ enum ProcedureKind: Hashable, Sendable {
     case connect
     case cancelConnect
     case disconnect(UInt16)
+    /// LE Enable Encryption on a link: Encryption Change finishes it (HostEngine+Security).
+    case encrypt(UInt16)
     case bestEffort
 }
 
@@ -150,8 +152,8 @@ extension HostEngine {
             break
         case .cancelConnect:
             complete(procedure.id, .success(.done))
-        case .disconnect:
-            // Disconnection Complete finishes it.
+        case .disconnect, .encrypt:
+            // Disconnection Complete / Encryption Change finishes it.
             break
         }
     }
@@ -166,6 +168,9 @@ extension HostEngine {
             if pendingConnection?.requestID == procedure.id { pendingConnection = nil }
         case .disconnect(let handle):
             links[handle]?.disconnectRequests.removeAll { $0 == procedure.id }
+        case .encrypt(let handle):
+            links[handle]?.security.encryptRequests.removeAll { $0 == procedure.id }
+            encryptionCommandFailed(handle: handle)
         default:
             break
         }

@@ -70,6 +70,9 @@ public struct HostEngine: Sendable {
     var advertising = AdvertisingState()
     var pendingConnection: PendingConnection?
 
+    // Security Manager and bonds (HostEngine+Security).
+    var security = EngineSecurity()
+
     // Outputs, drained in order.
     var outputs: [HostEngineOutput] = []
     var outputHead = 0
@@ -129,7 +132,7 @@ public struct HostEngine: Sendable {
     // MARK: time
 
     /// The earliest time at which `advanceTime` has something to do: a command, ATT transaction or
-    /// connection attempt timing out.
+    /// connection attempt or SMP pairing (Core Vol 3 Part H §3.4) timing out.
     public var nextDeadline: MonotonicInstant? {
         var earliest = commandFlow.nextDeadline
         func consider(_ deadline: MonotonicInstant?) {
@@ -140,6 +143,7 @@ public struct HostEngine: Sendable {
         consider(pendingConnection?.deadline)
         for link in links.values { consider(link.bearer.deadline) }
         consider(channelDeadline)
+        consider(securityDeadline)
         return earliest
     }
 
@@ -156,6 +160,7 @@ public struct HostEngine: Sendable {
             drainBearer(handle: handle)
         }
         advanceChannelTimers()
+        fireSecurityTimers()
         pumpProcedures()
     }
 
@@ -212,6 +217,10 @@ public struct HostEngine: Sendable {
         case .giveCredits(let connection, let cid, let credits): giveCredits(id, connection, cid, credits)
         case .gattOnEATT(let connection, let cid, let operation): gattOnEATT(id, connection, cid, operation)
         case .reconfigureChannels(let connection, let cids, let mtu, let mps): reconfigureChannels(id, connection, cids, mtu, mps)
+        case .pair(let connection): pair(id, connection)
+        case .encrypt(let connection): encrypt(id, connection)
+        case .passkeyReply(let connection, let passkey): passkeyReply(id, connection, passkey)
+        case .confirmReply(let connection, let accepted): confirmReply(id, connection, accepted)
         }
         pumpProcedures()
     }

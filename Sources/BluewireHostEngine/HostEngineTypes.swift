@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireL2CAP
+import BluewireSMP
 
 /// A caller-chosen number naming one application request; its completion carries the same number.
 public struct HostRequestID: RawRepresentable, Hashable, Sendable {
@@ -103,6 +104,8 @@ public enum HostEngineError: Error, Hashable, Sendable {
     case channelClosed(CreditBasedDisconnectReason)
     /// The peer refused our Credit Based Reconfigure Request (nil: Command Reject or RTX timeout, §4.28).
     case channelReconfigurationRefused(CreditBasedReconfigureResult?)
+    /// Pairing or encryption failed (Core Vol 3 Part H).
+    case security(HostSecurityError)
 }
 
 /// What a successful request returns.
@@ -129,6 +132,8 @@ public enum HostCompletion: Hashable, Sendable {
     case channelOpened(HostChannel)
     /// The Enhanced Credit Based channels that opened (the peer may refuse some, §4.26).
     case channelsOpened([HostChannel])
+    /// Pairing or encryption finished: the link's security level now (Core Vol 3 Part C §10.2.1).
+    case secured(LinkSecurityLevel)
 }
 
 /// Something that happened that no request asked for.
@@ -163,6 +168,19 @@ public enum HostEngineEvent: Hashable, Sendable {
     case channelCredits(connection: UInt16, cid: UInt16, credits: Int)
     /// New MTU/MPS on enhanced channels (§4.27): ours (`byPeer` false) or the peer's (true).
     case channelsReconfigured(connection: UInt16, cids: [UInt16], mtu: Int, mps: Int, byPeer: Bool)
+    /// Passkey Entry: show this six-digit passkey to the user (Core Vol 3 Part H §2.3.5.3).
+    case passkeyDisplay(connection: UInt16, passkey: UInt32)
+    /// Passkey Entry: ask the user for the passkey the peer shows; answer with `.passkeyReply`.
+    case passkeyRequest(connection: UInt16)
+    /// Numeric Comparison: show the value and ask whether the peer shows the same (§2.3.5.6.2); answer
+    /// with `.confirmReply`.
+    case numericComparison(connection: UInt16, value: UInt32)
+    /// The link's encryption changed (Core Vol 4 Part E §7.7.8, §7.7.39): its security level and key size.
+    case encryptionChanged(connection: UInt16, level: LinkSecurityLevel, keySize: UInt8)
+    /// A pairing finished: the keys distributed (§3.6), stored in the bond store when `bonded`.
+    case paired(connection: UInt16, keys: HostBond, bonded: Bool)
+    /// A pairing failed; its keys are discarded.
+    case pairingFailed(connection: UInt16, PairingFailure)
 }
 
 /// What the caller drains from the engine, in order.

@@ -51,6 +51,17 @@ public enum HostRequest: Hashable, Sendable {
     /// Raise our MTU/MPS on 1–5 open enhanced channels (Credit Based Reconfigure Request, Core Vol 3
     /// Part A §4.27); the MTU may not shrink, the MPS only when one channel is named.
     case reconfigureChannels(connection: UInt16, cids: [UInt16], mtu: Int, mps: Int)
+    /// Pair on a link (Core Vol 3 Part H §2.3): as central send a Pairing Request, as peripheral a Security
+    /// Request (§3.6.7). Needs `configureSecurity`. Completes with `.secured(level)` once the link is
+    /// encrypted and the keys are distributed (the `.paired` event carries them).
+    case pair(connection: UInt16)
+    /// Central: encrypt the link with the bonded peer's key, without pairing (§2.4.4). Completes with
+    /// `.secured(level)` on Encryption Change, or fails (`.security(.notBonded)`, `.encryptionFailed`).
+    case encrypt(connection: UInt16)
+    /// Answer a `.passkeyRequest` event with the passkey the other device shows, or nil to refuse.
+    case passkeyReply(connection: UInt16, passkey: UInt32?)
+    /// Answer a `.numericComparison` event: true when both devices show the same number.
+    case confirmReply(connection: UInt16, accepted: Bool)
 }
 
 /// GATT client operations (Core Vol 3 Part G §4).

@@ -193,6 +193,9 @@ public struct PairingSession<Crypto: SMPCryptoPrimitives> {
         return [.send(pdu)]
     }
 
+    /// Not inlined: inlined with a constant reason, every call site became its own statically initialized
+    /// array, which Embedded Swift places in RAM (.data), about 150 bytes each.
+    @inline(never)
     mutating func fail(_ reason: PairingFailedReason, now: MonotonicInstant) -> [SMPAction] {
         guard !isFinished else { return [] }
         discardKeys()
@@ -242,3 +245,6 @@ func passkeyValue(_ passkey: UInt32) -> [UInt8] {
     [UInt8](repeating: 0, count: 12)
         + [UInt8(passkey >> 24 & 0xFF), UInt8(passkey >> 16 & 0xFF), UInt8(passkey >> 8 & 0xFF), UInt8(passkey & 0xFF)]
 }
+
+/// A session is sendable when its crypto is: everything else it holds is plain values.
+extension PairingSession: Sendable where Crypto: Sendable {}

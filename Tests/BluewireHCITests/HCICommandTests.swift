@@ -91,6 +91,11 @@ import BluewireCore
         .leReadPHY(ConnectionHandleParameter(connectionHandle: 3)),
         .readRemoteVersionInformation(ConnectionHandleParameter(connectionHandle: 3)),
         .leReadRemoteFeatures(ConnectionHandleParameter(connectionHandle: 3)),
+        .leEnableEncryption(LEEnableEncryption(
+            connectionHandle: 0x40, randomNumber: 0x0102_0304_0506_0708, encryptedDiversifier: 0x1234,
+            longTermKey: Array(0..<16))),
+        .leLongTermKeyRequestReply(LELongTermKeyRequestReply(connectionHandle: 0x40, longTermKey: Array(0..<16))),
+        .leLongTermKeyRequestNegativeReply(ConnectionHandleParameter(connectionHandle: 0x40)),
     ]
 
     @Test(arguments: everyCommand)

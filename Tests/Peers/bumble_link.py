@@ -44,6 +44,10 @@ characteristic are reported as EVENT {"write": handle, "value": hex}. With --gat
 after READY is the server's attribute table: {"database": [{"handle", "type" (little-endian hex), "value" (hex, null
 when the server computes it)}]}.
 
+--pairing IO:SC:MITM gives the Device bumble's Security Manager with these pairing features (see
+bumble_pairing.py for the EVENT lines it adds); centrals then also take
+    {"op": "pair"}  {"op": "encrypt"}  {"op": "passkey", "value": N}
+
 --disconnect-on OPCODE[:N] makes the peripheral disconnect (Remote User Terminated Connection)
 instead of answering the N-th (default first) ATT PDU with that opcode (hex, e.g. 0C for Read Blob
 Request), reporting EVENT {"disconnecting_on": opcode}: a peer that vanishes mid-procedure.
@@ -67,6 +71,7 @@ from bumble.link import LocalLink
 from bumble.transport import open_transport
 from bumble.transport.common import AsyncPipeSink
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
+from bumble_pairing import configure_pairing, watch_security
 
 
 def conform_create_connection_cancel():
@@ -214,6 +219,10 @@ async def run_peripheral(device, args):
     if args.disconnect_on:
         disconnect_on(device, args.disconnect_on)
     device.on('connection', lambda c: emit('EVENT', {'connected': str(c.peer_address), 'handle': c.handle}))
+    if args.pairing:
+        report = lambda payload: emit('EVENT', payload)
+        configure_pairing(device, args.pairing, report)
+        device.on('connection', lambda c: watch_security(c, report))
     data = advertising_data(args)
     if args.advertising == 'extended':
         properties = AdvertisingEventProperties(is_connectable=True, is_legacy=False)
@@ -235,6 +244,7 @@ class Central:
     def __init__(self, index, device, address):
         self.index, self.device, self.address = index, device, address
         self.connection, self.peer, self.raw = None, None, False
+        self.delegate = None
 
     def emit(self, payload):
         emit('EVENT', {'central': self.index, **payload})
@@ -244,6 +254,8 @@ class Central:
                                                     own_address_type=hci.OwnAddressType.RANDOM)
         self.connection.on('disconnection', lambda reason: self.emit({'disconnected': int(reason)}))
         self.emit({'connected': self.address, 'handle': self.connection.handle})
+        if self.delegate:
+            watch_security(self.connection, self.emit, pair_on_request=True)
         self.peer = Peer(self.connection)
         if mtu:
             self.emit({'mtu': await self.peer.request_mtu(mtu)})
@@ -305,6 +317,12 @@ class Central:
                 self.device.send_l2cap_pdu(self.connection.handle, att.ATT_CID, bytes.fromhex(pdu))
         elif op == 'disconnect':
             await self.connection.disconnect()
+        elif op == 'pair':
+            await self.connection.pair()
+        elif op == 'encrypt':
+            await self.connection.encrypt()
+        elif op == 'passkey':
+            self.delegate.enter(int(request['value']))
         else:
             self.emit({'error': f'unknown op {op}'})
 
@@ -356,6 +374,8 @@ async def main():
     parser.add_argument('--gatt', metavar='FILE.json', help='GATT services for the peripheral')
     parser.add_argument('--acl-buffer', type=int, metavar='OCTETS',
                         help='host-facing controllers report LE ACL buffers of this length (default 27 x 64)')
+    parser.add_argument('--pairing', metavar='IO:SC:MITM',
+                        help='the Device pairs (bumble_pairing.py): IO capability 0-4, SC 0|1, MITM 0|1')
     parser.add_argument('--disconnect-on', metavar='OPCODE[:N]',
                         help='peripheral: drop the link instead of answering the N-th ATT PDU with this opcode (hex)')
     args = parser.parse_args()
@@ -403,6 +423,8 @@ async def main():
             await run_peripheral(device, args)
         else:
             centrals.append(Central(index, device, args.central))
+            if args.pairing:
+                centrals[-1].delegate = configure_pairing(device, args.pairing, centrals[-1].emit)
         if index == 0:
             ready['device'] = {'role': 'peripheral' if args.peripheral else 'central', 'address': address.to_string(False)}
         else:

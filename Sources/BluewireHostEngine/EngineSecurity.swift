@@ -1,0 +1,77 @@
+import BluewireCore
+import BluewireSMP
+
+/// The engine's Security Manager state: the configuration and the in-memory bond store.
+struct EngineSecurity: Sendable {
+    var configuration: HostSecurityConfiguration?
+    /// Bonds by the peer's address on the link that paired.
+    var bonds: [BluetoothAddress: HostBond] = [:]
+}
+
+/// The level and key size the encryption being started will give, known when the key is chosen.
+struct PendingEncryption: Hashable, Sendable {
+    var level: LinkSecurityLevel
+    var keySize: UInt8
+}
+
+/// Security state of one link (Core Vol 3 Part H; Vol 3 Part C §10.2.1).
+struct LinkSecurity: Sendable {
+    /// The pairing on this link (running, or the last one, finished).
+    var session: PairingSession<SMPCrypto>?
+    var level: LinkSecurityLevel = .unencrypted
+    var keySize: UInt8 = 0
+    var pending: PendingEncryption?
+    /// `.pair` requests waiting for the pairing to end.
+    var pairRequests: [HostRequestID] = []
+    /// `.encrypt` requests waiting for Encryption Change.
+    var encryptRequests: [HostRequestID] = []
+    /// The SMP timer expired: no more SMP PDUs on this link, and no new pairing on it (§3.4).
+    var timedOut = false
+
+    /// A pairing is under way (started and not finished).
+    var isPairing: Bool {
+        guard let session else { return false }
+        return !session.isFinished && !session.isIdle
+    }
+}
+
+extension BluetoothAddress {
+    /// The address as SMP carries it in f5, f6 and c1 (Core Vol 3 Part H §2.2): type and six octets,
+    /// least significant first.
+    var smpAddress: SMPAddress {
+        SMPAddress(isRandom: type.isRandom, octets: (0..<6).map { UInt8(truncatingIfNeeded: value >> UInt64(8 * $0)) })
+    }
+}
+
+extension HostEngine {
+    /// The bond for a peer address: stored under it, or the bond whose identity address it is, or, for a
+    /// resolvable private address, the bond whose IRK resolves it (Core Vol 3 Part C §10.8.2.3, ah in
+    /// Vol 3 Part H §2.2.2): a bonded phone comes back with a new address every few minutes.
+    func bond(for peer: BluetoothAddress) -> HostBond? {
+        if let bond = security.bonds[peer] { return bond }
+        let peerSMP = peer.smpAddress
+        if let bond = security.bonds.values.first(where: { $0.peerKeys.identityAddress == peerSMP }) { return bond }
+        guard peer.randomKind == .resolvablePrivate, let crypto = security.configuration?.crypto else { return nil }
+        // prand is the top 24 bits, hash the bottom 24 (Core Vol 6 Part B §1.3.2.2), most significant first.
+        let prand = [UInt8(truncatingIfNeeded: peer.value >> 40), UInt8(truncatingIfNeeded: peer.value >> 32),
+                     UInt8(truncatingIfNeeded: peer.value >> 24)]
+        let hash = [UInt8(truncatingIfNeeded: peer.value >> 16), UInt8(truncatingIfNeeded: peer.value >> 8),
+                    UInt8(truncatingIfNeeded: peer.value)]
+        for bond in security.bonds.values.sorted(by: { $0.peer < $1.peer }) {
+            guard let irk = bond.peerKeys.identityResolvingKey, irk.count == 16 else { continue }
+            if let computed = try? crypto.ah(irk.reversed(), prand), computed == hash { return bond }
+        }
+        return nil
+    }
+
+    /// Stores a new bond, replacing an older one with the same peer identity (it paired again, perhaps
+    /// from another resolvable private address).
+    mutating func store(_ bond: HostBond) {
+        if let identity = bond.peerKeys.identityAddress {
+            for old in security.bonds.values where old.peerKeys.identityAddress == identity {
+                security.bonds[old.peer] = nil
+            }
+        }
+        security.bonds[bond.peer] = bond
+    }
+}
