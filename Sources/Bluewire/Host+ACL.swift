@@ -69,15 +69,19 @@ extension BluetoothHost {
     /// Sends what the ATT bearer produced and handles its events.
     func drainBearer(handle: UInt16) {
         guard let link = links[handle] else { return }
+        // A notification changes no deadline: the timer is looked at only after anything else.
+        var deadlinesMayHaveChanged = false
         while let output = link.bearer.nextOutput() {
             switch output {
             case .send(let bytes):
+                deadlinesMayHaveChanged = true
                 sendL2CAP(handle: handle, channel: .att, payload: bytes)
             case .event(let event):
+                if case .notification = event {} else { deadlinesMayHaveChanged = true }
                 handleBearerEvent(event, on: link)
             }
         }
-        rescheduleTimer()
+        if deadlinesMayHaveChanged { rescheduleTimer() }
     }
 
     func handleBearerEvent(_ event: ATTBearerEvent, on link: Link) {

@@ -1,9 +1,3 @@
-import BluewireTransport
-
-/// What the host hands a `GATTClient` subscriber: notifications and indications of one value
-/// handle, in arrival order, consumed by one task (the subscription's iterator).
-typealias NotificationQueue = SingleConsumerQueue<GATTNotification, Never>
-
 /// Where one registration's notifications go: its queue, or, for a subscriber that gave a handler,
 /// straight into the handler on the host's executor (the queue then only carries the end).
 struct NotificationSink {
