@@ -87,7 +87,7 @@ let package = Package(
             name: "Bluewire",
             dependencies: [
                 "BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT",
-                "BluewireSnoop", "BluewireTransport",
+                "BluewireSnoop", "BluewireTransport", "BluewireHostEngine", "BluewireSMP", "BluewireCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

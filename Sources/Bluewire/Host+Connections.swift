@@ -127,7 +127,9 @@ extension BluetoothHost {
     func connectionComplete(_ event: LEConnectionComplete) {
         let role: LinkRole = event.isCentral ? .central : .peripheral
         guard event.status.isSuccess else {
-            if let pending = pendingConnection, isAwaitingConnection {
+            // Only once our LE Create Connection went out: before that a failure is an older
+            // attempt's (a killed program's, cancelled by `clearControllerLeftovers`, §7.8.13).
+            if let pending = pendingConnection, isAwaitingConnection, pending.commandSent {
                 resolvePendingConnection(.failure(.connectionFailed(pending.peer, event.status)))
             }
             return
@@ -143,7 +145,7 @@ extension BluetoothHost {
         attachGATTClient(to: link, connection: connection)
         log.hci.debug("connected", metadata: ["handle": "0x\(hex(event.connectionHandle, width: 4))", "peer": "\(event.peerAddress)", "role": "\(role)"])
         if role == .central {
-            if isAwaitingConnection {
+            if isAwaitingConnection, pendingConnection?.commandSent == true {
                 resolvePendingConnection(.success(connection))
             } else {
                 // A connection we stopped waiting for (timed out, and the controller ignored the cancel).

@@ -1,4 +1,5 @@
 import BluewireCore
+import BluewireGATT
 import BluewireHCI
 import BluewireL2CAP
 import BluewireSMP
@@ -221,6 +222,7 @@ extension HostEngine {
                 links[handle]?.security.level = .unencrypted
                 links[handle]?.security.keySize = 0
                 setLinkSecurity(.open, connection: handle)
+                server.setSecurityLevel(.none, for: handle)
                 emit(.encryptionChanged(connection: handle, level: .unencrypted, keySize: 0))
             }
             for id in requests { complete(id, .failure(.security(.encryptionFailed(status)))) }
@@ -234,6 +236,9 @@ extension HostEngine {
         // Credit based channel requests are checked against this (Core Vol 3 Part A §4.22, §4.25).
         setLinkSecurity(L2CAPLinkSecurity(
             isEncrypted: true, isAuthenticated: level >= .authenticated, keySize: Int(size), hasKey: true), connection: handle)
+        // So are the GATT server's attribute permissions (Core Vol 3 Part C §10.3.1): read/write
+        // encrypted or authenticated attributes answer Insufficient Encryption/Authentication below.
+        server.setSecurityLevel(level >= .authenticated ? .authenticated : .encrypted, for: handle)
         emit(.encryptionChanged(connection: handle, level: level, keySize: size))
         for id in requests { complete(id, .success(.secured(level))) }
         if !link.security.isPairing, !link.security.pairRequests.isEmpty {

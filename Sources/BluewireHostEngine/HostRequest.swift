@@ -62,6 +62,11 @@ public enum HostRequest: Hashable, Sendable {
     case passkeyReply(connection: UInt16, passkey: UInt32?)
     /// Answer a `.numericComparison` event: true when both devices show the same number.
     case confirmReply(connection: UInt16, accepted: Bool)
+    /// Clears what a previous program may have left running on the controller: scanning,
+    /// advertising and a pending LE Create Connection (each command's refusal is expected and
+    /// ignored). Reset does this on a conforming controller (Core Vol 4 Part E §7.3.2); bumble's
+    /// does not, so a program run after a killed or timed-out one would get Command Disallowed.
+    case clearControllerLeftovers
 }
 
 /// GATT client operations (Core Vol 3 Part G §4).

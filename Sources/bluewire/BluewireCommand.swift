@@ -5,7 +5,7 @@ import ArgumentParser
 struct BluewireCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bluewire",
-        abstract: "A Bluetooth Low Energy host stack that speaks HCI directly: decode, analyze, scan, GATT, serve, replay, throughput.",
+        abstract: "A Bluetooth Low Energy host stack that speaks HCI directly: decode, analyze, scan, GATT, serve, replay, throughput, pair.",
         version: BluewireCommand.version,
         subcommands: [
             DecodeCommand.self,
@@ -16,6 +16,7 @@ struct BluewireCommand: AsyncParsableCommand {
             ServeCommand.self,
             ReplayCommand.self,
             ThroughputCommand.self,
+            PairCommand.self,
         ]
     )
 

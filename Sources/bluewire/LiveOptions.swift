@@ -73,6 +73,30 @@ struct LiveOptions: ParsableArguments {
     /// Whether the capture's next host packet, right after bring-up, is the scan disable with which
     /// `clearControllerLeftovers()` starts (LE Set Scan Enable 0x200C or LE Set Extended Scan Enable
     /// 0x2042, Core Vol 4 Part E §7.8.11, §7.8.65).
+    /// The transport (with `--capture`), as an `EngineHost`: commands whose features live only in
+    /// the host engine so far (`pair`). Not started; replays are not supported here yet.
+    func startEngineHost(connectionTimeout: TimeSpan) async throws -> EngineHost {
+        let spec = try TransportSpec.resolve(transport)
+        if case .replay = spec { throw CLIError("pair does not run on a replay yet") }
+        var base: any HCITransport
+        do {
+            base = try await spec.open()
+        } catch {
+            throw CLIError("cannot open \(spec): \(error)")
+        }
+        if let capture { base = try CaptureTap(wrapping: base, path: capture) }
+        var own = BluetoothAddress.randomStatic(UInt64.random(in: 0...0x3FFF_FFFF_FFFF))
+        if let address {
+            guard let parsed = BluetoothAddress(parsing: address) else {
+                throw ValidationError("invalid address \(address): expected AA:BB:CC:DD:EE:FF")
+            }
+            own = BluetoothAddress(value: parsed.value, type: .random)
+        }
+        var configuration = HostEngineConfiguration(randomAddress: own)
+        configuration.connectionTimeout = connectionTimeout
+        return EngineHost(transport: base, configuration: configuration)
+    }
+
     static func recordedLeftoverClearing(_ replay: ReplayTransport) async -> Bool {
         guard let next = await replay.unsentPackets.first?.packet, next.type == .command, next.payload.count >= 2 else { return false }
         let opcode = UInt16(next.payload[next.payload.startIndex]) | UInt16(next.payload[next.payload.startIndex + 1]) << 8

@@ -1,5 +1,6 @@
 import BluewireCore
 import BluewireCrypto
+import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
 import BluewireL2CAP
@@ -60,6 +61,31 @@ struct SecurityEngineTests {
             Issue.record("the channel did not open after pairing: \(String(describing: link.central.result(after)))")
             return
         }
+    }
+
+    @Test("a read_encrypted characteristic answers Insufficient Encryption before pairing and its value after (the GATT server sees the link's security)")
+    func pairingUnlocksEncryptedAttributes() throws {
+        var link = try LinkedEngines(
+            central: PairingConfiguration(ioCapability: .noInputNoOutput),
+            peripheral: PairingConfiguration(ioCapability: .noInputNoOutput))
+        var builder = GATTDatabaseBuilder()
+        try builder.addService(BluetoothUUID(0xFFF0))
+        let secret = try builder.addCharacteristic(
+            BluetoothUUID(0xFFF1), properties: [.read], permissions: [.readEncrypted], value: .cached([0x5E, 0xC2]))
+        link.peripheral.engine.setDatabase(builder.build())
+        let before = link.central.perform(.gatt(connection: link.handle, .read(handle: secret.valueHandle)))
+        link.pump()
+        guard case .failure(.gatt(let error))? = link.central.result(before) else {
+            Issue.record("expected an ATT error before pairing, got \(String(describing: link.central.result(before)))")
+            return
+        }
+        #expect(error.attErrorCode == .insufficientEncryption)
+        let pair = link.central.perform(.pair(connection: link.handle))
+        link.pump()
+        #expect(link.central.result(pair) == .success(.secured(.encryptedUnauthenticated)))
+        let after = link.central.perform(.gatt(connection: link.handle, .read(handle: secret.valueHandle)))
+        link.pump()
+        #expect(link.central.result(after) == .success(.value([0x5E, 0xC2])))
     }
 
     @Test("SC Passkey Entry: the peripheral displays, the central types; a wrong passkey fails both sides")

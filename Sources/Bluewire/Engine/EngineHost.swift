@@ -1,0 +1,178 @@
+import BluewireCore
+import BluewireHostEngine
+import BluewireTransport
+
+/// The sans-I/O `HostEngine` on a transport, with async/await: the thin shell that owns the
+/// transport and the clock, feeds the engine what the controller sends and the time, writes what it
+/// decides, and turns its completions into async results and its events into a stream. It holds no
+/// protocol logic: everything that decides is in the engine, exactly as a firmware's main loop
+/// runs it (Examples/Firmware).
+///
+/// `BluetoothHost` is moving onto this shell (Docs/Design.md); features that live only in the
+/// engine so far — pairing, encryption and bonds (Core Vol 3 Part H), credit based channels and EATT
+/// (Vol 3 Part A §10, Part G §5.3) — are reached through it today (`bluewire pair`).
+///
+/// ```swift
+/// let host = EngineHost(transport: try await TransportSpec(parsing: "tcp:127.0.0.1:9001").open(),
+///                       configuration: HostEngineConfiguration(randomAddress: address))
+/// await host.configureSecurity(HostSecurityConfiguration(pairing: PairingConfiguration(), crypto: SMPCrypto(SwiftCryptoSMP())))
+/// _ = try await host.perform(.start).get()
+/// guard case .connected(let link) = try await host.perform(.connect(peer, LEConnectionParameters())).get() else { ... }
+/// let level = try await host.perform(.pair(connection: link.handle)).get()
+/// ```
+public actor EngineHost {
+    public nonisolated let transport: any HCITransport
+    public nonisolated let clock: any HostClock
+    var engine: HostEngine
+    var waiters: [HostRequestID: CheckedContinuation<Result<HostCompletion, HostEngineError>, Never>] = [:]
+    var nextRequestID: UInt32 = 1
+    var observers: [UInt64: AsyncStream<HostEngineEvent>.Continuation] = [:]
+    var nextObserverID: UInt64 = 1
+    let outbound: AsyncStream<HCIPacket>.Continuation
+    let outboundPackets: AsyncStream<HCIPacket>
+    var readerTask: Task<Void, Never>?
+    var writerTask: Task<Void, Never>?
+    var timerTask: Task<Void, Never>?
+    var timerDeadline: MonotonicInstant?
+    var isOpen = false
+    /// Why the transport ended, if it failed; requests fail with `.notRunning` after it.
+    public private(set) var transportFailure: TransportError?
+
+    public init(transport: any HCITransport, configuration: HostEngineConfiguration, clock: any HostClock = SystemHostClock()) {
+        self.transport = transport
+        self.clock = clock
+        engine = HostEngine(configuration: configuration)
+        (outboundPackets, outbound) = AsyncStream<HCIPacket>.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// Gives the engine its Security Manager configuration (before connections, see `HostEngine`).
+    public func configureSecurity(_ security: HostSecurityConfiguration) {
+        engine.configureSecurity(security)
+    }
+
+    /// The bonds the engine holds (in memory).
+    public var bonds: [HostBond] { engine.bonds }
+
+    /// The engine's events from now on, in order, until `close()`.
+    public func events() -> AsyncStream<HostEngineEvent> {
+        let (stream, continuation) = AsyncStream<HostEngineEvent>.makeStream(bufferingPolicy: .unbounded)
+        let id = nextObserverID
+        nextObserverID += 1
+        observers[id] = continuation
+        continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
+        return stream
+    }
+
+    func removeObserver(_ id: UInt64) { observers[id] = nil }
+
+    /// Hands `request` to the engine and waits for its completion. The transport starts with the
+    /// first request (normally `.start`).
+    public func perform(_ request: HostRequest) async -> Result<HostCompletion, HostEngineError> {
+        if !isOpen { open() }
+        guard transportFailure == nil, isOpen else { return .failure(.notRunning) }
+        let id = HostRequestID(nextRequestID)
+        nextRequestID &+= 1
+        return await withCheckedContinuation { continuation in
+            waiters[id] = continuation
+            engine.perform(request, id: id, now: clock.now)
+            drain()
+        }
+    }
+
+    /// Fails what waits, ends the event streams and closes the transport. Links are not
+    /// disconnected first: perform `.disconnect` for each before, as `bluewire pair` does.
+    public func close() async {
+        guard isOpen else { return }
+        isOpen = false
+        finish()
+        await transport.close()
+        readerTask?.cancel()
+    }
+
+    // MARK: the loop
+
+    func open() {
+        guard readerTask == nil else { return }
+        isOpen = true
+        let transport = self.transport, packets = outboundPackets
+        writerTask = Task { [weak self] in
+            for await packet in packets {
+                do throws(TransportError) {
+                    try await transport.send(packet)
+                } catch {
+                    await self?.transportEnded(error)
+                    return
+                }
+            }
+        }
+        readerTask = Task { await self.runInbound() }
+    }
+
+    func runInbound() async {
+        var iterator = transport.inbound.makeAsyncIterator()
+        do throws(TransportError) {
+            while let packet = try await iterator.next(isolation: self) {
+                engine.receive(packet, now: clock.now)
+                drain()
+            }
+            transportEnded(.closed)
+        } catch {
+            transportEnded(error)
+        }
+    }
+
+    /// Acts on everything the engine decided, in order, then arms the timer for its next deadline.
+    func drain() {
+        while let output = engine.nextOutput() {
+            switch output {
+            case .send(let packet):
+                outbound.yield(packet)
+            case .completed(let id, let result):
+                waiters.removeValue(forKey: id)?.resume(returning: result)
+            case .event(let event):
+                for observer in observers.values { observer.yield(event) }
+            }
+        }
+        armTimer()
+    }
+
+    func armTimer() {
+        let deadline = engine.nextDeadline
+        guard deadline != timerDeadline || (deadline != nil && timerTask == nil) else { return }
+        timerTask?.cancel()
+        timerDeadline = deadline
+        guard let deadline else {
+            timerTask = nil
+            return
+        }
+        let clock = self.clock
+        timerTask = Task { [weak self] in
+            do { try await clock.sleep(until: deadline) } catch { return }
+            await self?.timerFired()
+        }
+    }
+
+    func timerFired() {
+        timerTask = nil
+        timerDeadline = nil
+        engine.advanceTime(to: clock.now)
+        drain()
+    }
+
+    func transportEnded(_ error: TransportError) {
+        guard isOpen else { return }
+        transportFailure = error
+        isOpen = false
+        finish()
+    }
+
+    func finish() {
+        for waiter in waiters.values { waiter.resume(returning: .failure(.notRunning)) }
+        waiters.removeAll()
+        for observer in observers.values { observer.finish() }
+        observers.removeAll()
+        timerTask?.cancel()
+        timerTask = nil
+        outbound.finish()
+    }
+}

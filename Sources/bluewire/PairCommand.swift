@@ -1,0 +1,207 @@
+import ArgumentParser
+import Bluewire
+import Foundation
+
+/// `bluewire pair ADDRESS`: connects as central, pairs (LE Secure Connections or legacy, Core Vol 3
+/// Part H), waits for the link to be encrypted, prints the security level and the keys, and
+/// disconnects. Runs on `EngineHost`, the host engine's shell (the Security Manager lives in the
+/// engine); see Docs/CommandLine.md.
+struct PairCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair",
+        abstract: "Connect to a peripheral, pair, encrypt the link, print the keys, disconnect.",
+        discussion: """
+            The IO capabilities (--io) decide the method with the peripheral's (Core Vol 3 Part H §2.3.5.1): \
+            Just Works, Passkey Entry (a passkey shown here, or typed here / given with --passkey) or Numeric \
+            Comparison (confirmed on stdin, or with --yes). Exit status 0 once the link is encrypted, 1 if \
+            pairing fails (the reason by name), 130 on SIGINT/SIGTERM; the link is disconnected on every path.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The peripheral: AA:BB:CC:DD:EE:FF or AA:BB:CC:DD:EE:FF/random.", valueName: "address"))
+    var address: String
+
+    @OptionGroup var live: LiveOptions
+
+    @Option(name: .long, help: ArgumentHelp(
+        "display-only, display-yes-no, keyboard-only, no-input-no-output or keyboard-display.", valueName: "capability"))
+    var io: String = "keyboard-display"
+
+    @Flag(name: .long, help: "Require man-in-the-middle protection (an authenticated key).")
+    var mitm = false
+
+    @Flag(name: .long, help: "Use legacy pairing only (no LE Secure Connections).")
+    var legacy = false
+
+    @Flag(name: .customLong("sc-only"), help: "Refuse anything but LE Secure Connections.")
+    var secureConnectionsOnly = false
+
+    @Flag(name: .customLong("no-bond"), help: "Do not ask for bonding (no keys distributed).")
+    var noBond = false
+
+    @Option(name: .long, help: ArgumentHelp("Answer a passkey request with this number (0-999999).", valueName: "passkey"))
+    var passkey: UInt32?
+
+    @Flag(name: .long, help: "Accept numeric comparison without asking.")
+    var yes = false
+
+    @Flag(name: .long, help: "Print the result as one JSON object.")
+    var json = false
+
+    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds to wait for the connection.", valueName: "seconds"))
+    var connectTimeout: Double = 10
+
+    static let capabilities: [String: IOCapability] = [
+        "display-only": .displayOnly, "display-yes-no": .displayYesNo, "keyboard-only": .keyboardOnly,
+        "no-input-no-output": .noInputNoOutput, "keyboard-display": .keyboardDisplay,
+    ]
+
+    var peer: BluetoothAddress {
+        get throws {
+            guard let parsed = BluetoothAddress(parsing: address) else {
+                throw ValidationError("invalid address \(address): expected AA:BB:CC:DD:EE:FF or AA:BB:CC:DD:EE:FF/random")
+            }
+            return parsed
+        }
+    }
+
+    func validate() throws {
+        _ = try peer
+        guard Self.capabilities[io] != nil else {
+            throw ValidationError("unknown --io \(io): expected one of \(Self.capabilities.keys.sorted().joined(separator: ", "))")
+        }
+        if let passkey, passkey > 999_999 { throw ValidationError("--passkey must be between 0 and 999999") }
+        if legacy && secureConnectionsOnly { throw ValidationError("--legacy and --sc-only exclude each other") }
+        guard connectTimeout > 0 && connectTimeout <= 3600 else { throw ValidationError("--connect-timeout must be between 0 and 3600 seconds") }
+    }
+
+    var pairing: PairingConfiguration {
+        var configuration = PairingConfiguration(ioCapability: Self.capabilities[io] ?? .keyboardDisplay)
+        configuration.mitmRequired = mitm
+        configuration.secureConnections = !legacy
+        configuration.secureConnectionsOnly = secureConnectionsOnly
+        configuration.bonding = !noBond
+        return configuration
+    }
+
+    func run() async throws {
+        let peer = try self.peer
+        let host: EngineHost
+        do {
+            host = try await live.startEngineHost(connectionTimeout: .microseconds(Int64(connectTimeout * 1_000_000)))
+        } catch {
+            fail("\(error)")
+        }
+        await host.configureSecurity(HostSecurityConfiguration(pairing: pairing, crypto: SMPCrypto(SwiftCryptoSMP())))
+        let session = PairSession(host: host)
+        let interrupts = CommandInterrupts { Task { await session.interrupt() } }
+        defer { interrupts.cancel() }
+        let events = await host.events()
+        let user = Task { await answerUser(events, host: host) }
+        defer { user.cancel() }
+
+        switch await host.perform(.start) {
+        case .success: break
+        case .failure(let error):
+            await host.close()
+            fail("controller bring-up failed: \(error)")
+        }
+        // What a previous program left (bumble's Reset clears nothing): a pending connection
+        // attempt would make ours Command Disallowed.
+        _ = await host.perform(.clearControllerLeftovers)
+        let link: HostConnection
+        switch await host.perform(.connect(peer, LEConnectionParameters())) {
+        case .success(.connected(let connection)): link = connection
+        case .success(let other):
+            await session.finish()
+            fail("connecting to \(peer): unexpected \(other)")
+        case .failure(let error):
+            await session.finish()
+            fail("connecting to \(peer) failed: \(PairOutput.describe(error, connectTimeout: connectTimeout))")
+        }
+        await session.connected(link.handle)
+        let outcome = await host.perform(.pair(connection: link.handle))
+        let bond = await host.bonds.first { $0.peer == link.peer }
+        await session.finish()
+        switch outcome {
+        case .success(.secured(let level)):
+            print(json ? PairOutput.json(peer: peer, level: level, bond: bond) : PairOutput.text(peer: peer, level: level, bond: bond))
+        case .success(let other):
+            fail("pairing with \(peer): unexpected \(other)")
+        case .failure(let error):
+            fail("pairing with \(peer) failed: \(PairOutput.describe(error))")
+        }
+    }
+
+    /// Passkeys and numeric comparison: shown on stderr, answered from the options or stdin.
+    func answerUser(_ events: AsyncStream<HostEngineEvent>, host: EngineHost) async {
+        for await event in events {
+            switch event {
+            case .passkeyDisplay(_, let shown):
+                FileHandle.standardError.write(Data("passkey: \(PairOutput.passkeyText(shown)) (type it on the peripheral)\n".utf8))
+            case .passkeyRequest(let connection):
+                var answer = passkey
+                if answer == nil {
+                    FileHandle.standardError.write(Data("passkey shown by the peripheral: ".utf8))
+                    answer = readLine().flatMap { UInt32($0.trimmingCharacters(in: .whitespaces)) }
+                }
+                _ = await host.perform(.passkeyReply(connection: connection, passkey: answer))
+            case .numericComparison(let connection, let value):
+                var accepted = yes
+                FileHandle.standardError.write(Data("confirm the peripheral shows \(PairOutput.passkeyText(value))".utf8))
+                if yes {
+                    FileHandle.standardError.write(Data(" (--yes)\n".utf8))
+                } else {
+                    FileHandle.standardError.write(Data(" [y/N]: ".utf8))
+                    accepted = readLine()?.lowercased().hasPrefix("y") ?? false
+                }
+                _ = await host.perform(.confirmReply(connection: connection, accepted: accepted))
+            default:
+                break
+            }
+        }
+    }
+}
+
+/// The link `pair` holds, and how it is released on every exit path.
+actor PairSession {
+    let host: EngineHost
+    var handle: UInt16?
+    var releasing: Task<Void, Never>?
+    /// SIGINT/SIGTERM arrived: whatever the command was doing ends with status 130.
+    private(set) var interrupted = false
+
+    init(host: EngineHost) { self.host = host }
+
+    func connected(_ handle: UInt16) { self.handle = handle }
+
+    /// Cancels a connection attempt still pending, disconnects the link, closes the host. Every
+    /// caller returns once that is done (the first one does it).
+    func release() async {
+        if let releasing { return await releasing.value }
+        let host = self.host, handle = self.handle
+        let task = Task {
+            if let handle {
+                _ = await host.perform(.disconnect(handle: handle, reason: .remoteUserTerminatedConnection))
+            } else {
+                _ = await host.perform(.cancelConnect)
+            }
+            await host.close()
+        }
+        releasing = task
+        await task.value
+    }
+
+    /// The signal handler's path: release, then exit 130.
+    func interrupt() async -> Never {
+        interrupted = true
+        await release()
+        Foundation.exit(130)
+    }
+
+    /// Releases and, if a signal came meanwhile, ends with its status instead of the command's.
+    func finish() async {
+        await release()
+        if interrupted { Foundation.exit(130) }
+    }
+}
