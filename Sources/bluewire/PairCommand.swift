@@ -86,42 +86,18 @@ struct PairCommand: AsyncParsableCommand {
 
     func run() async throws {
         let peer = try self.peer
-        let host: EngineHost
-        do {
-            host = try await live.startEngineHost(connectionTimeout: .microseconds(Int64(connectTimeout * 1_000_000)))
-        } catch {
-            fail("\(error)")
+        let security = HostSecurityConfiguration(pairing: pairing, crypto: SMPCrypto(SwiftCryptoSMP()))
+        // The user-interaction task listens from before the connection, so no event is missed.
+        let user = UserAnswers()
+        let (host, session, link, interrupts) = await connectWithEngine(live: live, peer: peer, connectTimeout: connectTimeout) { host in
+            await host.configureSecurity(security)
+            let events = await host.events()
+            await user.start { await answerUser(events, host: host) }
         }
-        await host.configureSecurity(HostSecurityConfiguration(pairing: pairing, crypto: SMPCrypto(SwiftCryptoSMP())))
-        let session = PairSession(host: host)
-        let interrupts = CommandInterrupts { Task { await session.interrupt() } }
         defer { interrupts.cancel() }
-        let events = await host.events()
-        let user = Task { await answerUser(events, host: host) }
-        defer { user.cancel() }
-
-        switch await host.perform(.start) {
-        case .success: break
-        case .failure(let error):
-            await host.close()
-            fail("controller bring-up failed: \(error)")
-        }
-        // What a previous program left (bumble's Reset clears nothing): a pending connection
-        // attempt would make ours Command Disallowed.
-        _ = await host.perform(.clearControllerLeftovers)
-        let link: HostConnection
-        switch await host.perform(.connect(peer, LEConnectionParameters())) {
-        case .success(.connected(let connection)): link = connection
-        case .success(let other):
-            await session.finish()
-            fail("connecting to \(peer): unexpected \(other)")
-        case .failure(let error):
-            await session.finish()
-            fail("connecting to \(peer) failed: \(PairOutput.describe(error, connectTimeout: connectTimeout))")
-        }
-        await session.connected(link.handle)
         let outcome = await host.perform(.pair(connection: link.handle))
         let bond = await host.bonds.first { $0.peer == link.peer }
+        await user.stop()
         await session.finish()
         switch outcome {
         case .success(.secured(let level)):
@@ -163,45 +139,9 @@ struct PairCommand: AsyncParsableCommand {
     }
 }
 
-/// The link `pair` holds, and how it is released on every exit path.
-actor PairSession {
-    let host: EngineHost
-    var handle: UInt16?
-    var releasing: Task<Void, Never>?
-    /// SIGINT/SIGTERM arrived: whatever the command was doing ends with status 130.
-    private(set) var interrupted = false
-
-    init(host: EngineHost) { self.host = host }
-
-    func connected(_ handle: UInt16) { self.handle = handle }
-
-    /// Cancels a connection attempt still pending, disconnects the link, closes the host. Every
-    /// caller returns once that is done (the first one does it).
-    func release() async {
-        if let releasing { return await releasing.value }
-        let host = self.host, handle = self.handle
-        let task = Task {
-            if let handle {
-                _ = await host.perform(.disconnect(handle: handle, reason: .remoteUserTerminatedConnection))
-            } else {
-                _ = await host.perform(.cancelConnect)
-            }
-            await host.close()
-        }
-        releasing = task
-        await task.value
-    }
-
-    /// The signal handler's path: release, then exit 130.
-    func interrupt() async -> Never {
-        interrupted = true
-        await release()
-        Foundation.exit(130)
-    }
-
-    /// Releases and, if a signal came meanwhile, ends with its status instead of the command's.
-    func finish() async {
-        await release()
-        if interrupted { Foundation.exit(130) }
-    }
+/// The task answering passkey and comparison prompts while `pair` runs.
+actor UserAnswers {
+    var task: Task<Void, Never>?
+    func start(_ body: @escaping @Sendable () async -> Void) { task = Task { await body() } }
+    func stop() { task?.cancel() }
 }
