@@ -51,6 +51,11 @@ struct PairCommand: AsyncParsableCommand {
     @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds to wait for the connection.", valueName: "seconds"))
     var connectTimeout: Double = 10
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Bond store (JSON, Docs/BondFormat.md): a peer bonded there is encrypted with its stored key instead of pairing; a new bond is saved.",
+        valueName: "file"))
+    var bonds: String?
+
     static let capabilities: [String: IOCapability] = [
         "display-only": .displayOnly, "display-yes-no": .displayYesNo, "keyboard-only": .keyboardOnly,
         "no-input-no-output": .noInputNoOutput, "keyboard-display": .keyboardDisplay,
@@ -89,23 +94,56 @@ struct PairCommand: AsyncParsableCommand {
         let security = HostSecurityConfiguration(pairing: pairing, crypto: SMPCrypto(SwiftCryptoSMP()))
         // The user-interaction task listens from before the connection, so no event is missed.
         let user = UserAnswers()
+        let (storedAddress, stored) = loadBonds()
+        var live = self.live
+        // Peers find their keys by our address: a bond store brings the address it was made with.
+        if live.address == nil, let storedAddress { live.address = storedAddress.hexString }
         let (host, session, link, interrupts) = await connectWithEngine(live: live, peer: peer, connectTimeout: connectTimeout) { host in
             await host.configureSecurity(security)
+            await host.addBonds(stored)
             let events = await host.events()
             await user.start { await answerUser(events, host: host) }
         }
         defer { interrupts.cancel() }
-        let outcome = await host.perform(.pair(connection: link.handle))
+        // Bonded already: encrypt with the stored key (Core Vol 3 Part H §2.4.4), no pairing.
+        let reuse = stored.contains { $0.peer.value == link.peer.value }
+        let outcome = await host.perform(reuse ? .encrypt(connection: link.handle) : .pair(connection: link.handle))
         let bond = await host.bonds.first { $0.peer == link.peer }
         await user.stop()
         await session.finish()
+        if case .success(.secured) = outcome, !reuse, let bonds, !noBond {
+            saveBonds(await host.bonds, localAddress: await host.localAddress, to: bonds)
+        }
         switch outcome {
         case .success(.secured(let level)):
+            if reuse && !json { print("encrypted with the stored bond (\(bonds ?? ""))") }
             print(json ? PairOutput.json(peer: peer, level: level, bond: bond) : PairOutput.text(peer: peer, level: level, bond: bond))
+        case .failure(let error) where reuse:
+            fail("encrypting with the stored bond for \(peer) failed: \(PairOutput.describe(error)) "
+                + "(if the peripheral lost its keys, remove its entry from \(bonds ?? "the bond file") to pair again)")
         case .success(let other):
             fail("pairing with \(peer): unexpected \(other)")
         case .failure(let error):
             fail("pairing with \(peer) failed: \(PairOutput.describe(error))")
+        }
+    }
+
+    /// The bonds in `--bonds`, or none when it is not given or does not exist yet.
+    func loadBonds() -> (BluetoothAddress?, [HostBond]) {
+        guard let bonds, FileManager.default.fileExists(atPath: bonds) else { return (nil, []) }
+        guard let text = try? String(contentsOfFile: bonds, encoding: .utf8) else { fail("cannot read \(bonds)") }
+        do {
+            return try BondFile.decodeDocument(text)
+        } catch {
+            fail("\(bonds): \(error)")
+        }
+    }
+
+    /// Writes the bond store, readable by the owner only (it holds long-term keys).
+    func saveBonds(_ all: [HostBond], localAddress: BluetoothAddress, to path: String) {
+        let data = Data((BondFile.encode(all, localAddress: localAddress) + "\n").utf8)
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            fail("cannot write \(path)")
         }
     }
 

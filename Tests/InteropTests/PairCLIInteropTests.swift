@@ -29,6 +29,13 @@ struct PairCLIInteropTests {
             return nil
         }
 
+        /// How many EVENT lines carry `key`.
+        func count(_ key: String) -> Int {
+            lines.withLock { $0 }.filter { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?[key] != nil
+            }.count
+        }
+
         func wait(for key: String, timeout: Duration = .seconds(15)) async -> Any? {
             let limit = ContinuousClock.now + timeout
             while ContinuousClock.now < limit {
@@ -67,6 +74,34 @@ struct PairCLIInteropTests {
                     #expect(await events.wait(for: "encryption") as? Int == 1)
                 }
             }
+        }
+    }
+
+    @Test("--bonds: the first pair saves the bond (mode 600); the second encrypts with it, without pairing")
+    func bondsAreSavedAndReused() async throws {
+        try await withBumblePeer([.tcp], arguments: ["--peripheral", "--name", "bumble-smp", "--interval", "50", "--pairing", "3:1:0"]) { peer in
+            let events = BumbleEvents(peer)
+            let address = try Self.peripheralAddress(peer)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("bonds-\(UUID().uuidString.prefix(8)).json").path
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let arguments = ["pair", address, "--transport", peer.transports[0], "--io", "no-input-no-output", "--bonds", file, "--json"]
+            let first = try await ProcessRunner.run(try ProcessRunner.bluewire, arguments, timeout: .seconds(30))
+            #expect(first.status == 0, "stderr: \(first.standardError)")
+            let document = try BondFile.decodeDocument(try String(contentsOfFile: file, encoding: .utf8))
+            let saved = document.bonds
+            #expect(document.localAddress != nil, "the address the bond was made with is kept")
+            #expect(saved.count == 1 && saved.first?.peer.hexString == String(address.prefix(17)))
+            let printed = try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any]
+            #expect(saved.first?.longTermKey.map { hexString($0) } == printed?["ltk"] as? String)
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            let pairings = events.count("paired")
+            let second = try await ProcessRunner.run(try ProcessRunner.bluewire, arguments, timeout: .seconds(30))
+            #expect(second.status == 0, "stderr: \(second.standardError)")
+            #expect(events.count("paired") == pairings, "no second pairing at bumble")
+            #expect(events.count("encryption") >= 2, "bumble saw the link encrypted again")
+            let again = try JSONSerialization.jsonObject(with: Data(second.standardOutput.utf8)) as? [String: Any]
+            #expect(again?["level"] as? Int == 2)
         }
     }
 

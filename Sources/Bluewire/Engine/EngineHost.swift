@@ -53,6 +53,14 @@ public actor EngineHost {
     /// The bonds the engine holds (in memory).
     public var bonds: [HostBond] { engine.bonds }
 
+    /// The random static address the engine uses (set in bring-up).
+    public var localAddress: BluetoothAddress { engine.configuration.randomAddress }
+
+    /// Adds bonds (from a `BondFile`): the engine encrypts with them instead of pairing.
+    public func addBonds(_ bonds: [HostBond]) {
+        for bond in bonds { engine.addBond(bond) }
+    }
+
     /// The engine's events from now on, in order, until `close()`.
     public func events() -> AsyncStream<HostEngineEvent> {
         let (stream, continuation) = AsyncStream<HostEngineEvent>.makeStream(bufferingPolicy: .unbounded)
