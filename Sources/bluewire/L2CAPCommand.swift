@@ -10,7 +10,7 @@ struct L2CAPCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "l2cap",
         abstract: "Credit based L2CAP channels (LE CoC).",
-        subcommands: [L2CAPSendCommand.self]
+        subcommands: [L2CAPSendCommand.self, L2CAPListenCommand.self]
     )
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PeerTestSupport
 import Testing
 
@@ -38,6 +39,46 @@ struct L2CAPCLIInteropTests {
             let next = try await Self.run(peer, ["--psm", "0x80", "--count", "5", "--length", "40", "--echo"])
             #expect(next.status == 0, "stderr: \(next.standardError)")
             #expect(next.standardOutput.contains("echoed 5/5, 5 intact"), "stdout: \(next.standardOutput)")
+        }
+    }
+}
+
+extension L2CAPCLIInteropTests {
+    @Test("l2cap listen --echo: a bumble central opens a channel, its 300-octet SDU comes back; SIGINT stops with 130")
+    func listenEchoesToABumbleCentral() async throws {
+        let own = "C4:5A:17:00:CC:01"
+        try await withBumblePeer([.tcp], arguments: ["--central", own], script: "bumble_coc.py") { peer in
+            let lines = Mutex<[String]>([])
+            let stream = peer.events
+            let collector = Task { for await line in stream { lines.withLock { $0.append(line) } } }
+            defer { collector.cancel() }
+            let listener = try PeripheralProcess("bluewire", [
+                "l2cap", "listen", "--psm", "0x0080", "--echo", "--name", "bw-l2cap", "--mps", "100",
+                "--own-address", own, "--transport", peer.transports[0],
+            ])
+            defer { listener.stop() }
+            try await listener.first("listening") { $0.hasPrefix("listening on SPSM 0x0080") }
+            peer.send(line: #"{"op": "connect"}"#)
+            // bumble runs each command as it arrives: open only once connected.
+            let connectDeadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < connectDeadline, !lines.withLock({ $0.contains { $0.contains(#""connected""#) } }) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            peer.send(line: #"{"op": "open", "psm": 128, "mtu": 512, "mps": 100, "credits": 8}"#)
+            let sdu = (0..<300).map { UInt8(truncatingIfNeeded: $0 * 7) }
+            let hex = sdu.map { String(format: "%02x", $0) }.joined()
+            try await listener.first("channel opened") { $0.contains("opened (peer MTU 512, MPS 100)") }
+            peer.send(line: #"{"op": "send", "channel": 0, "data": "\#(hex)"}"#)
+            try await listener.first("the SDU") { $0.hasPrefix("sdu 0x") && $0.contains(" 300 octets ") }
+            let deadline = ContinuousClock.now + .seconds(10)
+            var echoed = false
+            while ContinuousClock.now < deadline, !echoed {
+                echoed = lines.withLock { $0.contains { $0.contains(#""sdu": "\#(hex)""#) } }
+                if !echoed { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(echoed, "bumble got the SDU back: \(lines.withLock { $0.suffix(5) })")
+            listener.send(signal: SIGINT)
+            #expect(await listener.exitStatus() == 130)
         }
     }
 }
