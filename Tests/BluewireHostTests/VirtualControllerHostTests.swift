@@ -30,10 +30,10 @@ struct VirtualControllerHostTests {
         let peripheralController = link.addController(publicAddress: VirtualAddress.peripheralPublic)
         let central = BluetoothHost(
             transport: VirtualTransport(controller: centralController),
-            configuration: HostConfiguration(randomAddress: centralAddress), clock: TestHostClock(clock))
+            configuration: HostConfiguration(randomAddress: centralAddress), clock: clock)
         let peripheral = BluetoothHost(
             transport: VirtualTransport(controller: peripheralController),
-            configuration: HostConfiguration(randomAddress: peripheralAddress), clock: TestHostClock(clock))
+            configuration: HostConfiguration(randomAddress: peripheralAddress), clock: clock)
         try await central.start()
         try await peripheral.start()
 
