@@ -20,3 +20,13 @@ extension TestClock: HostClock {
     /// The current virtual time (the same as `monotonicNow`).
     public var now: MonotonicInstant { monotonicNow }
 }
+
+extension TestClock {
+    /// The clock itself: `TestClock` is a `HostClock`, so the adapter this used to return is gone.
+    @available(*, deprecated, message: "TestClock is a HostClock: pass the clock itself")
+    public var hostClock: TestClock { self }
+}
+
+/// The clock itself, for code written against the removed `TestHostClock` adapter.
+@available(*, deprecated, message: "TestClock is a HostClock: pass the clock itself")
+public func TestHostClock(_ clock: TestClock) -> TestClock { clock }

@@ -74,6 +74,14 @@ public final class ReplayClock: HostClock, Sendable {
         }
     }
 
+    /// The number of the host's tasks asleep on this clock (see `TestClock.sleeperCount`).
+    public var sleeperCount: Int { time.sleeperCount }
+
+    /// Suspends until at least `count` tasks are asleep on this clock (see `TestClock.waitForSleepers`).
+    public func waitForSleepers(count: Int = 1) async {
+        await time.waitForSleepers(count: count)
+    }
+
     // MARK: Driven by the replay transport
 
     /// Sets time zero to the capture's first packet.
