@@ -31,8 +31,12 @@ extension TestClock {
                 for waiter in ready { waiter.resume() }
                 if registered { onRegistered?() }
             }
-            // Running again: tell an async `advance` that resumed this sleeper that it may move on.
-            state.withLock { $0.wakeAcknowledgements.removeValue(forKey: sequence) }?.resume()
+            // Running again: tell an async `advance` that resumed this sleeper that it may move on (and
+            // forget a cancellation that raced with the wake-up and found no entry to remove).
+            state.withLock { state in
+                state.cancelledSleepers.remove(sequence)
+                return state.wakeAcknowledgements.removeValue(forKey: sequence)
+            }?.resume()
         } onCancel: {
             let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
                 if let index = state.entries.firstIndex(where: { $0.sequence == sequence }) {
