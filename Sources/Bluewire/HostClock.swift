@@ -1,11 +1,16 @@
 import BluewireCore
 import Glibc
 
-/// The clock the Host reads and sleeps on.
+/// The clock the Host reads and sleeps on: Bluewire's one clock abstraction.
 ///
 /// The sans-I/O layers take the current time as a value and return deadlines; the Host is the one
 /// place that reads a clock, through this protocol, so that tests and replays can drive time by hand
-/// (a 30 s ATT timeout then takes microseconds).
+/// (a 30 s ATT timeout then takes microseconds). Everything above the sans-I/O layers that waits on
+/// time uses it too: the Host's timers, the operation queue's `TimeoutOperation`, throughput timing
+/// and a paced replay. So one injected clock moves all of them together. There is one production
+/// clock (`SystemHostClock`) and one test clock (BluewireTesting's `TestClock`, advanced by hand);
+/// time is counted in `MonotonicInstant` microseconds, the unit the sans-I/O layers already use,
+/// instead of Swift's `Clock`/`Duration`, whose 128-bit arithmetic the Host would pay on every packet.
 public protocol HostClock: Sendable {
     /// The current instant.
     var now: MonotonicInstant { get }

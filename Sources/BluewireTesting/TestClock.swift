@@ -8,8 +8,11 @@ import Synchronization
 /// the order they were scheduled, each seeing `monotonicNow` equal to its own deadline; so a 30 s ATT
 /// timeout is tested in microseconds and two runs with the same inputs produce the same outputs.
 ///
-/// The clock is also a `Clock` (see `TestClock+Clock.swift`): async code that sleeps on it is resumed when a
-/// test advances past its deadline, which lets a Host or an operation queue take it as an injected clock.
+/// The clock is also the Host's clock (`HostClock`, see `TestClock+HostClock.swift`): async code that sleeps
+/// on it is resumed when a test advances past its deadline (`TestClock+Sleep.swift`), so a Host, a
+/// `TimeoutOperation` and a paced replay all take it as their injected clock. It is Bluewire's only
+/// test clock; it is deliberately not a Swift `Clock`, because the Host counts time in `MonotonicInstant`
+/// microseconds and one protocol (`HostClock`) is all the code under test reads.
 ///
 /// Scheduled actions run on the thread that calls `advance`, outside the clock's lock, so they may schedule
 /// or cancel further actions.
@@ -37,6 +40,8 @@ public final class TestClock: Sendable {
         var entries: [Entry] = []
         /// Sleepers cancelled before they registered their continuation.
         var cancelledSleepers: Set<UInt64> = []
+        /// Async `advance` calls waiting for the sleeper they resumed to run again, by sleeper sequence.
+        var wakeAcknowledgements: [UInt64: CheckedContinuation<Void, Never>] = [:]
         /// Tasks waiting in `waitForSleepers(count:)`.
         var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 

@@ -3,6 +3,7 @@ import BluewireATT
 import BluewireCore
 import BluewireGATT
 import BluewireHCI
+import BluewireTesting
 import Testing
 
 /// The peer drops the link in the middle of each GATT procedure: the procedure and every operation
@@ -100,7 +101,7 @@ struct CentralDisconnectionTests {
 
     @Test("an unanswered request times out after 30 s of host time: Failure puts the machine in Error and the link is dropped")
     func transactionTimeout() async throws {
-        let clock = ManualHostClock()
+        let clock = TestClock()
         let fixture = try CentralTestDatabase()
         let peripheral = CentralTestPeripheral(database: fixture.database)
         let host = BluetoothHost(transport: peripheral, clock: clock)
@@ -113,9 +114,9 @@ struct CentralDisconnectionTests {
         let read = Task { () async throws in try await gatt.read(handle: fixture.deviceName.valueHandle) }
         _ = await faults.next()
         let events = await host.events()
-        clock.advance(by: .seconds(29))
+        await clock.advance(by: .seconds(29))
         #expect(gatt.state == .connected(.readingCharacteristic(notificationsEnabled: false)))
-        clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(1))
         await #expect(throws: GATTError.bearer(.transactionTimeout)) { try await read.value }
         #expect(gatt.state == .error)
         // Core Vol 3 Part F §3.3.3: no more ATT on this bearer; the Host ends the link.

@@ -123,7 +123,7 @@ struct DocumentationSnippetsTests {
         let host = BluetoothHost(
             transport: transport,
             configuration: HostConfiguration(randomAddress: BluetoothAddress(parsing: "C4:5A:17:00:B1:0E/random")),
-            clock: TestHostClock(TestClock()))
+            clock: TestClock())
         let controller = try await host.start()
         await host.close()
         try await transport.verify()

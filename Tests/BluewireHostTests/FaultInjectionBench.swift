@@ -40,11 +40,11 @@ struct FaultBench {
             transport: centralTransport,
             configuration: HostConfiguration(
                 randomAddress: centralAddress, commandTimeout: commandTimeout, preferredMTU: centralMTU),
-            clock: TestHostClock(clock), logger: .provokedFailure)
+            clock: clock, logger: .provokedFailure)
         let peripheral = BluetoothHost(
             transport: peripheralTransport,
             configuration: HostConfiguration(randomAddress: peripheralAddress, commandTimeout: commandTimeout),
-            clock: TestHostClock(clock), logger: .provokedFailure)
+            clock: clock, logger: .provokedFailure)
         try await central.start()
         try await peripheral.start()
         let fixture = try FaultDatabase()

@@ -23,11 +23,11 @@ struct FaultInjectionTransportTests {
         defer { bridge.stop() }
         let central = BluetoothHost(
             transport: try await TransportSpec.unix(path: bridge.path).open(),
-            configuration: HostConfiguration(randomAddress: FaultBench.centralAddress), clock: TestHostClock(clock),
+            configuration: HostConfiguration(randomAddress: FaultBench.centralAddress), clock: clock,
             logger: .provokedFailure)
         let peripheral = BluetoothHost(
             transport: VirtualTransport(controller: peripheralController),
-            configuration: HostConfiguration(randomAddress: FaultBench.peripheralAddress), clock: TestHostClock(clock),
+            configuration: HostConfiguration(randomAddress: FaultBench.peripheralAddress), clock: clock,
             logger: .provokedFailure)
         try await central.start()
         try await peripheral.start()

@@ -33,7 +33,7 @@ struct HostLogLevelTests {
         let host = BluetoothHost(
             transport: transport,
             configuration: HostConfiguration(randomAddress: BluetoothAddress(parsing: "C4:5A:17:00:B1:0E/random")),
-            clock: TestHostClock(TestClock()), logger: Logger(label: "bluewire") { _ in recorder })
+            clock: TestClock(), logger: Logger(label: "bluewire") { _ in recorder })
         let events = await host.events()
         _ = try await host.start()
         // The capture holds only the bring-up: the replay ends, the Host shuts down, the events end.

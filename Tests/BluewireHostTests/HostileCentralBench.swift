@@ -32,10 +32,10 @@ struct HostileBench {
         let peripheralTransport = ObservedVirtualTransport(controller: peripheralController)
         let peripheral = BluetoothHost(
             transport: peripheralTransport, configuration: HostConfiguration(randomAddress: peripheralAddress),
-            clock: TestHostClock(clock), logger: .provokedFailure)
+            clock: clock, logger: .provokedFailure)
         let good = BluetoothHost(
             transport: VirtualTransport(controller: goodController), configuration: HostConfiguration(randomAddress: goodAddress),
-            clock: TestHostClock(clock))
+            clock: clock)
         try await peripheral.start()
         try await good.start()
         let fixture = try HostileDatabase()

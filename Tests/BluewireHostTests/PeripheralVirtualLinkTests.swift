@@ -63,7 +63,7 @@ struct PeripheralVirtualLinkTests {
                 let controller = link.addController(publicAddress: BluetoothAddress(value: 0x0000_0000_AA00 + UInt64(index)))
                 let host = BluetoothHost(
                     transport: VirtualTransport(controller: controller),
-                    configuration: HostConfiguration(randomAddress: Self.address(index)), clock: TestHostClock(link.clock))
+                    configuration: HostConfiguration(randomAddress: Self.address(index)), clock: link.clock)
                 try await host.start()
                 controllers.append(controller)
                 hosts.append(host)

@@ -61,7 +61,7 @@ struct ReplayCentralSessionTests {
         let transport = ReplayTransport(script: ReplayScript(records: records), options: .init(strict: true))
         let host = BluetoothHost(
             transport: transport, configuration: HostConfiguration(randomAddress: address, preferredMTU: mtu),
-            clock: TestHostClock(TestClock()))
+            clock: TestClock())
         let dump = try await session(host)
         return (dump, transport)
     }

@@ -69,6 +69,30 @@ struct ReplayClockTests {
         #expect(clock.now == MonotonicInstant(microseconds: 2_000_000))
     }
 
+    @Test("a received packet later than several timers fires them all, earliest first, at the packet's time")
+    func receivedPacketPassesSeveralTimers() async throws {
+        var capture = ReplayCapture()
+        capture.command(ReplayCapture.reset)
+        capture.event(ReplayCapture.resetComplete, after: 5_000)
+        let transport = ReplayTransport(script: try capture.script)
+        let clock = transport.clock
+        try await transport.send(HCIPacket(type: .command, payload: ReplayCapture.reset))
+        // The replay waits for no host packet: nothing moves time until the host takes the event.
+        let woke = SendableRecorder<Int64>()
+        let late = Task { try await clock.sleep(until: MonotonicInstant(microseconds: 3_000)); woke.append(3_000) }
+        let early = Task { try await clock.sleep(until: MonotonicInstant(microseconds: 1_000)); woke.append(1_000) }
+        var iterator = transport.inbound.makeAsyncIterator()
+        // Wait until both timers are asleep: each registration pokes the replay, which must not move time.
+        await clock.waitForSleepers(count: 2)
+        #expect(clock.sleeperCount == 2)
+        #expect(clock.now == .zero)
+        _ = try await iterator.next()
+        try await early.value
+        try await late.value
+        #expect(Set(woke.values) == [1_000, 3_000])
+        #expect(clock.now == MonotonicInstant(microseconds: 5_000), "time is the received event's, past both deadlines")
+    }
+
     @Test("a timed scan recorded live against a bumble peripheral replays strictly with the same devices",
           .enabled(if: BumbleController.python != nil))
     func recordThenReplay() async throws {

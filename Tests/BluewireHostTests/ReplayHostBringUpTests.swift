@@ -27,7 +27,7 @@ struct ReplayHostBringUpTests {
         let transport = ReplayTransport(script: ReplayScript(records: records), options: .init(strict: true))
         let host = BluetoothHost(
             transport: transport, configuration: HostConfiguration(randomAddress: address),
-            clock: TestHostClock(TestClock()), logger: .provokedFailure)
+            clock: TestClock(), logger: .provokedFailure)
         let result: Result<ControllerInfo, HostError>
         do throws(HostError) {
             result = .success(try await host.start())

@@ -181,7 +181,7 @@ struct ReplayTransportTests {
         capture.event(ReplayCapture.readLocalVersionComplete, after: 10_000)
         capture.event(ReplayCapture.readBufferSizeComplete, after: 20_000)
         let clock = TestClock()
-        let transport = ReplayTransport(script: try capture.script, options: .init(pacing: .capturePace(TestHostClock(clock))))
+        let transport = ReplayTransport(script: try capture.script, options: .init(pacing: .capturePace(clock)))
         let log = InboundLog()
         let reader = Task { await log.drain(transport) }
         await clock.waitForSleepers(count: 1)
@@ -227,12 +227,4 @@ enum ReplayFixtures {
     static let captures = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Captures")
-}
-
-/// `TestClock` as the clock a Host or a paced replay sleeps on.
-struct TestHostClock: HostClock {
-    let clock: TestClock
-    init(_ clock: TestClock) { self.clock = clock }
-    var now: MonotonicInstant { clock.monotonicNow }
-    func sleep(until deadline: MonotonicInstant) async throws { try await clock.sleep(until: deadline) }
 }

@@ -20,9 +20,7 @@ struct VirtualControllerHostTests {
         let link = VirtualLink(clock: clock, timing: radio ? .radio() : .immediate)
         // With radio timing, virtual time must pass for advertising and connection events: a pump moves
         // the clock 1 ms at a time, letting the hosts react in between.
-        let pump = Task {
-            while radio && !Task.isCancelled { await clock.advance(by: .milliseconds(1)) }
-        }
+        let pump = Task { if radio { await clock.runFreely() } }
         defer { pump.cancel() }
         let centralAddress = BluetoothAddress.randomStatic(0x0000_0000_0A01)
         let peripheralAddress = BluetoothAddress.randomStatic(0x0000_0000_0B02)
@@ -30,10 +28,10 @@ struct VirtualControllerHostTests {
         let peripheralController = link.addController(publicAddress: VirtualAddress.peripheralPublic)
         let central = BluetoothHost(
             transport: VirtualTransport(controller: centralController),
-            configuration: HostConfiguration(randomAddress: centralAddress), clock: TestHostClock(clock))
+            configuration: HostConfiguration(randomAddress: centralAddress), clock: clock)
         let peripheral = BluetoothHost(
             transport: VirtualTransport(controller: peripheralController),
-            configuration: HostConfiguration(randomAddress: peripheralAddress), clock: TestHostClock(clock))
+            configuration: HostConfiguration(randomAddress: peripheralAddress), clock: clock)
         try await central.start()
         try await peripheral.start()
 

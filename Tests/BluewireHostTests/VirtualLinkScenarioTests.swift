@@ -40,9 +40,9 @@ final class VirtualLinkScene: Sendable {
                 transport: VirtualTransport(controller: controllers[index]),
                 configuration: HostConfiguration(
                     randomAddress: addresses[index], preferredMTU: index < mtus.count ? mtus[index] : 517),
-                clock: clock.hostClock)
+                clock: clock)
         }
-        pump = radio ? Task { while !Task.isCancelled { await clock.advance(by: .milliseconds(1)) } } : nil
+        pump = radio ? Task { await clock.runFreely() } : nil
         for host in hosts { try await host.start() }
     }
 

@@ -29,10 +29,10 @@ public final class NotificationStream: @unchecked Sendable {
         }
         let central = BluetoothHost(
             transport: VirtualTransport(controller: controller(1)),
-            configuration: HostConfiguration(randomAddress: .randomStatic(0x6001)), clock: clock.hostClock)
+            configuration: HostConfiguration(randomAddress: .randomStatic(0x6001)), clock: clock)
         let peripheral = BluetoothHost(
             transport: VirtualTransport(controller: controller(2)),
-            configuration: HostConfiguration(randomAddress: .randomStatic(0x6002)), clock: clock.hostClock)
+            configuration: HostConfiguration(randomAddress: .randomStatic(0x6002)), clock: clock)
         try await central.start()
         try await peripheral.start()
         let peer = try ThroughputPeer()

@@ -12,15 +12,14 @@ import Synchronization
 /// once if the recording host sent its next packet after that deadline (its timer fired first too),
 /// otherwise after `quiescence` of real time without any activity (a host whose response diverged
 /// from the capture then times out quickly instead of hanging).
+///
+/// Time and the host's sleepers live in a `TestClock`, the same virtual clock tests advance by hand,
+/// so sleepers wake in deadline order exactly as they do in a test; this type only decides when the
+/// replay moves that clock. The two real-time waits (`quiescence` and the idle report) are not guesses
+/// about when tasks are done: they detect a host that diverged from the capture, or that waits for a
+/// signal the capture cannot contain, which no amount of capture time explains.
 public final class ReplayClock: HostClock, Sendable {
-    struct Sleeper {
-        var id: UInt64
-        var deadline: MonotonicInstant
-        var continuation: CheckedContinuation<Void, any Error>
-    }
-
     struct State {
-        var now = MonotonicInstant.zero
         /// Capture timestamp that counts as time zero.
         var origin: Int64?
         /// Capture timestamps of packets delivered and not yet received by the host, oldest first.
@@ -29,8 +28,6 @@ public final class ReplayClock: HostClock, Sendable {
         /// Whether the replay waits for a host packet, and the capture time of that packet.
         var waitingForHost = false
         var nextHostPacket: MonotonicInstant?
-        var sleepers: [Sleeper] = []
-        var nextID: UInt64 = 0
         /// Bumped on every change, so a quiescence check can tell whether anything happened meanwhile.
         var activity: UInt64 = 0
         var watchdogRunning = false
@@ -46,7 +43,9 @@ public final class ReplayClock: HostClock, Sendable {
         var hostIsIdle: Bool { waitingForHost && !deliveriesPending && inFlightHead == inFlight.count }
         /// The host has received everything and waits on no timer: only something from outside (a
         /// signal) can make it act, whether or not the capture expects more from it.
-        var hostIsWaitingForTheWorld: Bool { !deliveriesPending && inFlightHead == inFlight.count && sleepers.isEmpty }
+        func hostIsWaitingForTheWorld(hasSleepers: Bool) -> Bool {
+            !deliveriesPending && inFlightHead == inFlight.count && !hasSleepers
+        }
 
         mutating func offset(_ timestamp: Int64) -> MonotonicInstant? {
             let base = origin ?? timestamp
@@ -54,26 +53,11 @@ public final class ReplayClock: HostClock, Sendable {
             let (span, overflow) = timestamp.subtractingReportingOverflow(base)
             return overflow ? nil : MonotonicInstant(microseconds: span)
         }
-
-        mutating func advance(to timestamp: Int64) {
-            if let instant = offset(timestamp), instant > now { now = instant }
-        }
-
-        /// Sleepers due at `now`, removed.
-        mutating func due() -> [CheckedContinuation<Void, any Error>] {
-            var ready: [CheckedContinuation<Void, any Error>] = []
-            sleepers.removeAll { sleeper in
-                guard sleeper.deadline <= now else { return false }
-                ready.append(sleeper.continuation)
-                return true
-            }
-            return ready
-        }
-
-        var earliestDeadline: MonotonicInstant? { sleepers.map(\.deadline).min() }
     }
 
     let state = Mutex(State())
+    /// The capture's time and the host's sleepers; only this type advances it.
+    let time = TestClock()
     /// Real time without activity after which an idle host's timers are fired regardless.
     public let quiescence: Duration
 
@@ -81,31 +65,21 @@ public final class ReplayClock: HostClock, Sendable {
         self.quiescence = quiescence
     }
 
-    public var now: MonotonicInstant { state.withLock { $0.now } }
+    public var now: MonotonicInstant { time.now }
 
     public func sleep(until deadline: MonotonicInstant) async throws {
-        try Task.checkCancellation()
-        let id: UInt64? = state.withLock { state in
-            guard deadline > state.now else { return nil }
-            state.nextID += 1
-            return state.nextID
+        try await time.sleep(until: deadline) { [self] in
+            state.withLock { $0.activity += 1 }
+            settle()
         }
-        guard let id else { return }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                state.withLock { state in
-                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    state.activity += 1
-                }
-                settle()
-            }
-        } onCancel: {
-            let cancelled: CheckedContinuation<Void, any Error>? = state.withLock { state in
-                guard let i = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.sleepers.remove(at: i).continuation
-            }
-            cancelled?.resume(throwing: CancellationError())
-        }
+    }
+
+    /// The number of the host's tasks asleep on this clock (see `TestClock.sleeperCount`).
+    public var sleeperCount: Int { time.sleeperCount }
+
+    /// Suspends until at least `count` tasks are asleep on this clock (see `TestClock.waitForSleepers`).
+    public func waitForSleepers(count: Int = 1) async {
+        await time.waitForSleepers(count: count)
     }
 
     // MARK: Driven by the replay transport
@@ -134,29 +108,48 @@ public final class ReplayClock: HostClock, Sendable {
 
     /// The host took the oldest delivered packet.
     func received() {
-        state.withLock { state in
-            guard state.inFlightHead < state.inFlight.count else { return }
-            state.advance(to: state.inFlight[state.inFlightHead])
+        let target: MonotonicInstant? = state.withLock { state in
+            guard state.inFlightHead < state.inFlight.count else { return nil }
+            let instant = state.offset(state.inFlight[state.inFlightHead])
             state.inFlightHead += 1
             if state.inFlightHead == state.inFlight.count {
                 state.inFlight.removeAll(keepingCapacity: true)
                 state.inFlightHead = 0
             }
             state.activity += 1
+            return instant
         }
-        settle()
+        advance(to: target)
     }
 
     /// The host sent the capture packet recorded at `timestamp`; the replay now waits for the host
     /// packet recorded at `next` (nil: none left).
     func hostSent(_ timestamp: Int64?, next: Int64?) {
-        state.withLock { state in
-            if let timestamp { state.advance(to: timestamp) }
+        let target: MonotonicInstant? = state.withLock { state in
+            let instant = timestamp.flatMap { state.offset($0) }
             state.waitingForHost = next != nil
             state.nextHostPacket = next.flatMap { state.offset($0) }
             state.activity += 1
+            return instant
         }
+        advance(to: target)
+    }
+
+    /// Moves capture time to `target` and settles; if that resumed a sleeper, the woken timer acts
+    /// first (it may send, or sleep again, either of which settles again) before time jumps further.
+    func advance(to target: MonotonicInstant?) {
+        if let target, let earliest = time.nextDeadline, earliest <= target {
+            time.advance(to: target)
+            return
+        }
+        if let target { time.advance(to: target) }
         settle()
+    }
+
+    /// `TestClock.advance(to:)`, the synchronous form (also from async code): resumes due sleepers in
+    /// deadline order without waiting for them.
+    func moveTime(to target: MonotonicInstant) {
+        time.advance(to: target)
     }
 
     /// Calls `handler` when the host has stayed idle for `delay`: every delivered packet received, no
@@ -170,29 +163,28 @@ public final class ReplayClock: HostClock, Sendable {
         settle()
     }
 
-    /// Wakes due sleepers and, when the host is idle, moves time to the next deadline the recording
-    /// host also reached before its next packet.
+    /// When the host is idle, moves time to the next deadline the recording host also reached before
+    /// its next packet (`TestClock` resumes the sleepers due there), or starts the quiescence watch.
     func settle() {
-        var ready: [CheckedContinuation<Void, any Error>] = []
+        let earliest = time.nextDeadline
+        var jump: MonotonicInstant?
         var startWatchdog = false
         var startIdleWatch = false
         state.withLock { state in
-            ready = state.due()
-            if ready.isEmpty, state.hostIsIdle, let deadline = state.earliestDeadline {
+            if state.hostIsIdle, let deadline = earliest {
                 if let limit = state.nextHostPacket, deadline <= limit {
-                    state.now = deadline
-                    ready = state.due()
+                    jump = deadline
                 } else if !state.watchdogRunning {
                     state.watchdogRunning = true
                     startWatchdog = true
                 }
-            } else if ready.isEmpty, state.hostIsWaitingForTheWorld, state.idleHandler != nil, !state.idleWatchRunning,
-                      state.idleReportedAt != state.activity {
+            } else if state.hostIsWaitingForTheWorld(hasSleepers: earliest != nil), state.idleHandler != nil,
+                      !state.idleWatchRunning, state.idleReportedAt != state.activity {
                 state.idleWatchRunning = true
                 startIdleWatch = true
             }
         }
-        for continuation in ready { continuation.resume() }
+        if let jump { time.advance(to: jump) }
         if startWatchdog { watch() }
         if startIdleWatch { watchIdle() }
     }
@@ -202,9 +194,10 @@ public final class ReplayClock: HostClock, Sendable {
         Task { [self] in
             try? await Task.sleep(for: delay)
             var handler: (@Sendable () -> Void)?
+            let hasSleepers = time.nextDeadline != nil
             let again: Bool = state.withLock { state in
                 state.idleWatchRunning = false
-                guard state.hostIsWaitingForTheWorld else { return false }
+                guard state.hostIsWaitingForTheWorld(hasSleepers: hasSleepers) else { return false }
                 guard state.activity == activity else { return true }
                 state.idleReportedAt = activity
                 handler = state.idleHandler
@@ -220,17 +213,17 @@ public final class ReplayClock: HostClock, Sendable {
         let activity = state.withLock { $0.activity }
         Task { [self] in
             try? await Task.sleep(for: quiescence)
-            var ready: [CheckedContinuation<Void, any Error>] = []
+            let earliest = time.nextDeadline
+            var jump: MonotonicInstant?
             let again: Bool = state.withLock { state in
                 state.watchdogRunning = false
-                guard state.hostIsIdle, let deadline = state.earliestDeadline else { return false }
+                guard state.hostIsIdle, let deadline = earliest else { return false }
                 guard state.activity == activity else { return true }
-                state.now = Swift.max(state.now, deadline)
-                ready = state.due()
+                jump = deadline
                 state.activity += 1
                 return false
             }
-            for continuation in ready { continuation.resume() }
+            if let jump { moveTime(to: jump) }
             if again { settle() }
         }
     }

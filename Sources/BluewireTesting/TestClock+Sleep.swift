@@ -1,38 +1,20 @@
 import BluewireCore
 
-extension TestClock: Clock {
-    /// A point in the test clock's virtual time (a `MonotonicInstant` usable as a Swift `InstantProtocol`).
-    public struct Instant: InstantProtocol, CustomStringConvertible {
-        public var monotonic: MonotonicInstant
-
-        public init(_ monotonic: MonotonicInstant) { self.monotonic = monotonic }
-
-        public func advanced(by duration: Duration) -> Instant {
-            Instant(monotonic + TimeSpan(duration))
-        }
-
-        public func duration(to other: Instant) -> Duration {
-            .microseconds((other.monotonic - monotonic).microseconds)
-        }
-
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.monotonic < rhs.monotonic }
-
-        public var description: String { monotonic.description }
-    }
-
-    public var now: Instant { Instant(monotonicNow) }
-
-    /// Virtual time has microsecond resolution (that of `MonotonicInstant`).
-    public var minimumResolution: Duration { .microseconds(1) }
-
+/// The async side of `TestClock`: tasks that sleep on it, and advancing time from async code.
+///
+/// A sleeper is an entry in the same deadline-ordered list as scheduled actions, so actions and sleepers
+/// due at the same instant run in the order they were registered, and a sleeper is resumed exactly when
+/// an `advance` reaches its deadline: never early, never on a guess about wall-clock idleness.
+extension TestClock {
     /// Suspends until a test advances the clock to `deadline`; returns at once if it has passed.
     /// Throws `CancellationError` if the task is cancelled first (the sleeper is then removed).
-    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        try await sleep(until: deadline.monotonic)
+    public func sleep(until deadline: MonotonicInstant) async throws {
+        try await sleep(until: deadline, onRegistered: nil)
     }
 
-    /// Suspends until a test advances the clock to `deadline` (see `sleep(until:tolerance:)`).
-    public func sleep(until deadline: MonotonicInstant) async throws {
+    /// `sleep(until:)`, calling `onRegistered` (outside the clock's lock, in the sleeping task) once the
+    /// sleeper is in the list: the replay clock advances time from there when the host has gone idle.
+    func sleep(until deadline: MonotonicInstant, onRegistered: (@Sendable () -> Void)?) async throws {
         try Task.checkCancellation()
         let sequence: UInt64? = state.withLock { state in
             deadline <= state.now ? nil : state.takeSequence()
@@ -47,7 +29,14 @@ extension TestClock: Clock {
                 }
                 if !registered { continuation.resume(throwing: CancellationError()) }
                 for waiter in ready { waiter.resume() }
+                if registered { onRegistered?() }
             }
+            // Running again: tell an async `advance` that resumed this sleeper that it may move on (and
+            // forget a cancellation that raced with the wake-up and found no entry to remove).
+            state.withLock { state in
+                state.cancelledSleepers.remove(sequence)
+                return state.wakeAcknowledgements.removeValue(forKey: sequence)
+            }?.resume()
         } onCancel: {
             let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
                 if let index = state.entries.firstIndex(where: { $0.sequence == sequence }) {
@@ -85,38 +74,33 @@ extension TestClock: Clock {
         }
     }
 
-    /// Advances virtual time like `advance(by:)`, and after each action or sleeper it resumes lets the
-    /// resumed tasks run before going on, so that code awaiting the clock observes each deadline in turn.
+    /// Advances virtual time like `advance(by:)`, from async code (see `advance(to:)`).
     public func advance(by span: TimeSpan) async {
         await advance(to: monotonicNow + span)
     }
 
-    /// Async form of `advance(to:)`: yields to resumed tasks after each due entry and at the end.
+    /// Moves time forward to `target` (never backwards), running due actions and resuming due sleepers
+    /// in deadline order, ties in registration order.
+    ///
+    /// After resuming a sleeper it waits until that sleeper's task is running again before it moves
+    /// time further, so sleepers wake strictly one after another in deadline order, interleaved with
+    /// due actions, and when this call returns every sleeper due by `target` has resumed. What a woken
+    /// task does next is up to it: a test awaits the outcome it expects (an operation's value, a
+    /// `waitForSleepers` for the next timer) instead of guessing when other tasks are done. The one
+    /// `Task.yield()` at the end keeps a loop that pumps the clock from hogging the cooperative pool.
     public func advance(to target: MonotonicInstant) async {
-        await Self.yieldToOtherTasks()
         while let entry = popDue(notAfter: target) {
-            run(entry)
-            await Self.yieldToOtherTasks()
+            switch entry.work {
+            case .action(let action):
+                action()
+            case .sleeper(let sleeper):
+                await withCheckedContinuation { (acknowledged: CheckedContinuation<Void, Never>) in
+                    state.withLock { $0.wakeAcknowledgements[entry.sequence] = acknowledged }
+                    sleeper.resume()
+                }
+            }
         }
         settleTime(at: target)
-        await Self.yieldToOtherTasks()
+        await Task.yield()
     }
-
-    /// Gives tasks made runnable by a resume a chance to run before the caller continues. Swift has no way
-    /// to wait for "all other tasks are idle"; bouncing through a few low-priority detached tasks lets the
-    /// cooperative pool drain the ready queue in practice.
-    static func yieldToOtherTasks(rounds: Int = 8) async {
-        for _ in 0..<rounds {
-            await Task.detached(priority: .background) { await Task.yield() }.value
-        }
-    }
-}
-
-extension TimeSpan {
-    /// The span of a Swift `Duration`, truncated to whole microseconds.
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self.init(microseconds: seconds &* 1_000_000 &+ attoseconds / 1_000_000_000_000)
-    }
-
 }
