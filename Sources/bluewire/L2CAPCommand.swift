@@ -30,20 +30,13 @@ struct L2CAPSendCommand: AsyncParsableCommand {
 
     @OptionGroup var live: LiveOptions
 
-    @Option(name: .long, help: ArgumentHelp("The SPSM the peripheral listens on (0x0080-0x00FF dynamic, or a SIG one).", valueName: "psm"))
-    var psm: String
+    @OptionGroup var channelOptions: L2CAPChannelOptions
 
     @Option(name: .long, help: ArgumentHelp("SDUs to send.", valueName: "count"))
     var count: Int = 100
 
     @Option(name: .long, help: ArgumentHelp("Octets per SDU (4 or more; at most the peer's MTU).", valueName: "octets"))
     var length: Int = 512
-
-    @Option(name: .long, help: ArgumentHelp("Our receive MTU (23-65535).", valueName: "octets"))
-    var mtu: Int = 512
-
-    @Option(name: .long, help: ArgumentHelp("Our receive MPS (23-65533).", valueName: "octets"))
-    var mps: Int = 247
 
     @Flag(name: .long, help: "Expect every SDU back and check it.")
     var echo = false
@@ -54,21 +47,15 @@ struct L2CAPSendCommand: AsyncParsableCommand {
     @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds to wait for the connection.", valueName: "seconds"))
     var connectTimeout: Double = 10
 
-    var spsm: SPSM? {
-        let text = psm.lowercased()
-        let value = text.hasPrefix("0x") ? UInt16(text.dropFirst(2), radix: 16) : UInt16(text)
-        guard let value, value != 0 else { return nil }
-        return SPSM(value)
-    }
+    var spsm: SPSM? { channelOptions.spsm }
+    var psm: String { channelOptions.psm }
+    var mtu: Int { channelOptions.mtu }
+    var mps: Int { channelOptions.mps }
 
     func validate() throws {
-        guard BluetoothAddress(parsing: address) != nil else {
-            throw ValidationError("invalid address \(address): expected AA:BB:CC:DD:EE:FF or AA:BB:CC:DD:EE:FF/random")
-        }
-        guard spsm != nil else { throw ValidationError("invalid --psm \(psm): expected a number such as 0x0080") }
+        _ = try parsePeerAddress(address)
         guard count > 0 && count <= 1_000_000 else { throw ValidationError("--count must be between 1 and 1000000") }
         guard length >= 4 && length <= 65_535 else { throw ValidationError("--length must be between 4 and 65535") }
-        guard (23...65_535).contains(mtu), (23...65_533).contains(mps) else { throw ValidationError("--mtu 23-65535, --mps 23-65533") }
         guard connectTimeout > 0 && connectTimeout <= 3600 else { throw ValidationError("--connect-timeout must be between 0 and 3600 seconds") }
     }
 

@@ -18,17 +18,10 @@ struct L2CAPListenCommand: AsyncParsableCommand {
 
     @OptionGroup var live: LiveOptions
 
-    @Option(name: .long, help: ArgumentHelp("The SPSM to listen on (0x0080-0x00FF dynamic, or a SIG one).", valueName: "psm"))
-    var psm: String
+    @OptionGroup var channelOptions: L2CAPChannelOptions
 
     @Option(name: .long, help: ArgumentHelp("The name to advertise.", valueName: "name"))
     var name: String = "Bluewire-L2CAP"
-
-    @Option(name: .long, help: ArgumentHelp("Our receive MTU (23-65535).", valueName: "octets"))
-    var mtu: Int = 512
-
-    @Option(name: .long, help: ArgumentHelp("Our receive MPS (23-65533).", valueName: "octets"))
-    var mps: Int = 247
 
     @Flag(name: .long, help: "Send every SDU back on its channel.")
     var echo = false
@@ -36,16 +29,12 @@ struct L2CAPListenCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Stop after this many SDUs.", valueName: "count"))
     var count: Int?
 
-    var spsm: SPSM? {
-        let text = psm.lowercased()
-        let value = text.hasPrefix("0x") ? UInt16(text.dropFirst(2), radix: 16) : UInt16(text)
-        guard let value, value != 0 else { return nil }
-        return SPSM(value)
-    }
+    var spsm: SPSM? { channelOptions.spsm }
+    var psm: String { channelOptions.psm }
+    var mtu: Int { channelOptions.mtu }
+    var mps: Int { channelOptions.mps }
 
     func validate() throws {
-        guard spsm != nil else { throw ValidationError("invalid --psm \(psm): expected a number such as 0x0080") }
-        guard (23...65_535).contains(mtu), (23...65_533).contains(mps) else { throw ValidationError("--mtu 23-65535, --mps 23-65533") }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
     }
 

@@ -62,12 +62,7 @@ struct PairCommand: AsyncParsableCommand {
     ]
 
     var peer: BluetoothAddress {
-        get throws {
-            guard let parsed = BluetoothAddress(parsing: address) else {
-                throw ValidationError("invalid address \(address): expected AA:BB:CC:DD:EE:FF or AA:BB:CC:DD:EE:FF/random")
-            }
-            return parsed
-        }
+        get throws { try parsePeerAddress(address) }
     }
 
     func validate() throws {
