@@ -173,6 +173,8 @@ public actor BluetoothHost {
         do throws(TransportError) {
             while let packet = try await iterator.next(isolation: self) {
                 receive(packet)
+                // The rest of a burst without an await per packet.
+                while let more = iterator.nextBuffered() { receive(more) }
             }
             if phase != .closed { transportFailed(.closed) }
         } catch {

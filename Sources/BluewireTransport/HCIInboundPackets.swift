@@ -55,6 +55,15 @@ public struct HCIInboundPackets: AsyncSequence, Sendable {
             return packet
         }
 
+        /// A packet that has already arrived, without waiting (nil if none has): a consumer that
+        /// took one with `next` takes the rest of a burst this way, with no suspension point per
+        /// packet. The end of the sequence is reported by `next`.
+        public mutating func nextBuffered() -> HCIPacket? {
+            guard let packet = queue.nextBuffered() else { return nil }
+            for observer in observers { observer(packet) }
+            return packet
+        }
+
         public mutating func next() async throws(TransportError) -> HCIPacket? {
             guard let packet = try await queue.next(isolation: nil) else { return nil }
             for observer in observers { observer(packet) }

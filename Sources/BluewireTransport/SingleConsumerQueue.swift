@@ -78,6 +78,12 @@ package final class SingleConsumerQueue<Element: Sendable, Failure: Error>: Send
         for (waiter, result) in waiters { waiter.resume(returning: result) }
     }
 
+    /// The next buffered element without waiting; nil when none is buffered (the end, if any, is
+    /// reported by `next`). Lets a consumer take a burst in one go, with no `await` per element.
+    @inlinable package func nextBuffered() -> Element? {
+        state.withLock { $0.pop() }
+    }
+
     /// The next element; nil once the queue finished (after throwing its error, if it had one) or
     /// when the waiting task is cancelled.
     @inlinable package func next(isolation actor: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {

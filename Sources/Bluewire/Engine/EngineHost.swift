@@ -121,6 +121,7 @@ public actor EngineHost {
         do throws(TransportError) {
             while let packet = try await iterator.next(isolation: self) {
                 engine.receive(packet, now: clock.now)
+                while let more = iterator.nextBuffered() { engine.receive(more, now: clock.now) }
                 drain()
             }
             transportEnded(.closed)
