@@ -87,6 +87,8 @@ build_engine() {
     return
   fi
   echo "firmware: compiling BluewireHostEngine for $app (${conditions[*]})"
+  # Older builds compiled one engine for both images into modules/: it must not be found first.
+  rm -f "$out"/modules/BluewireHostEngine.*
   # shellcheck disable=SC2046
   swiftc "${swift_flags[@]}" "${conditions[@]}" -module-name BluewireHostEngine -I "$out/modules" \
     -emit-module -emit-module-path "$dir/BluewireHostEngine.swiftmodule" \
