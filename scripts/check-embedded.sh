@@ -30,4 +30,15 @@ for entry in "${modules[@]}"; do
     -c $srcs -o "$out/$name.o"
   echo "embedded: $name OK ($(echo $srcs | wc -w) files)"
 done
+# The engine again with the compilation conditions the firmware images use (scripts/firmware.sh):
+# the peripheral's set, and the central role without channels and security.
+engine_srcs=$(find Sources/BluewireHostEngine -name '*.swift' | sort)
+for conditions in "-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_CENTRAL" \
+  "-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS"; do
+  # shellcheck disable=SC2086
+  swiftc -enable-experimental-feature Embedded -target "$target" -wmo -parse-as-library \
+    -Osize $conditions -module-name BluewireHostEngine -I "$out" \
+    -c $engine_srcs -o "$out/BluewireHostEngine-conditions.o"
+  echo "embedded: BluewireHostEngine OK with $conditions"
+done
 echo "embedded check passed"

@@ -38,8 +38,13 @@ modules=(
   "BluewireATT:BluewireCore BluewireL2CAP"
   "BluewireGATT:BluewireCore BluewireHCI BluewireL2CAP BluewireATT"
   "BluewireSMP:BluewireCore"
-  "BluewireHostEngine:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT BluewireSMP"
 )
+# BluewireHostEngine is compiled once per image, with the compilation conditions that leave out what
+# the image does not use (HostEngine+NoSecurity, +NoChannels, +NoCentral stand in): neither image
+# pairs or opens credit based channels, and the peripheral has no central role (scanning,
+# connecting, GATT client). A default (SwiftPM) build compiles everything.
+engine_conditions_peripheral=(-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_CENTRAL)
+engine_conditions_central=(-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS)
 
 swift_flags=(-enable-experimental-feature Embedded -target "$target" -wmo -parse-as-library -Osize
   -Xcc -mfloat-abi=soft -Xfrontend -function-sections)
@@ -70,18 +75,40 @@ build_modules() {
   done
 }
 
+# The engine for one image, with that image's conditions, when a source, a module below it or the
+# conditions changed.
+build_engine() {
+  local app=$1 dir="$out/$1"
+  local -n conditions="engine_conditions_$app"
+  local obj="$dir/BluewireHostEngine.o" stamp="$dir/engine-flags"
+  local flags_now="$(cat "$out/modules/flags") ${conditions[*]}"
+  if [ -f "$obj" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$flags_now" ] \
+    && [ -z "$(find Sources/BluewireHostEngine "$out/modules" -name '*.swift' -newer "$obj" -o -name '*.o' -newer "$obj")" ]; then
+    return
+  fi
+  echo "firmware: compiling BluewireHostEngine for $app (${conditions[*]})"
+  # Older builds compiled one engine for both images into modules/: it must not be found first.
+  rm -f "$out"/modules/BluewireHostEngine.*
+  # shellcheck disable=SC2046
+  swiftc "${swift_flags[@]}" "${conditions[@]}" -module-name BluewireHostEngine -I "$out/modules" \
+    -emit-module -emit-module-path "$dir/BluewireHostEngine.swiftmodule" \
+    -c $(find Sources/BluewireHostEngine -name '*.swift' | sort) -o "$obj"
+  echo "$flags_now" > "$stamp"
+}
+
 build_image() {
   local app=$1
   local dir="$out/$app"
   mkdir -p "$dir"
+  build_engine "$app"
   echo "firmware: compiling $app"
   # shellcheck disable=SC2046
-  swiftc "${swift_flags[@]}" -module-name "Firmware" -I "$out/modules" \
+  swiftc "${swift_flags[@]}" -module-name "Firmware" -I "$dir" -I "$out/modules" \
     -import-objc-header "$fw/Startup/board.h" \
     -c $(find "$fw/Sources/Shared" "$fw/Sources/${app^}" -name '*.swift' | sort) -o "$dir/app.o"
   arm-none-eabi-gcc "${cflags[@]}" -c "$fw/Startup/startup.c" -o "$dir/startup.o"
   arm-none-eabi-gcc "${cflags[@]}" -c "$fw/Startup/support.c" -o "$dir/support.o"
-  local objs=("$dir/startup.o" "$dir/support.o" "$dir/app.o")
+  local objs=("$dir/startup.o" "$dir/support.o" "$dir/app.o" "$dir/BluewireHostEngine.o")
   for entry in "${modules[@]}"; do objs+=("$out/modules/${entry%%:*}.o"); done
   arm-none-eabi-gcc "${cflags[@]}" -nostartfiles -T "$fw/Startup/mps2-an386.ld" -Wl,--gc-sections -Wl,--no-enum-size-warning -Wl,--no-warn-execstack -Wl,--no-warn-rwx-segments -Wl,--wrap=malloc,--wrap=free,--wrap=posix_memalign,--wrap=calloc,--wrap=realloc \
     -Wl,-Map="$dir/$app.map" "${objs[@]}" \

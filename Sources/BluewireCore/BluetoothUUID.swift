@@ -117,19 +117,29 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
     }
 
     /// The canonical 36-character form, upper case.
+    /// Written digit by digit: no `Array(String)` (grapheme breaking) or `uppercased()` (case
+    /// mappings), whose Unicode tables an Embedded Swift image would otherwise link.
     public var uuidString: String {
-        let h = hex(high, width: 16).uppercased()
-        let l = hex(low, width: 16).uppercased()
-        let hc = Array(h)
-        let lc = Array(l)
-        return String(hc[0..<8]) + "-" + String(hc[8..<12]) + "-" + String(hc[12..<16]) + "-"
-            + String(lc[0..<4]) + "-" + String(lc[4..<16])
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            var i = 0
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                    buffer[i] = 0x2D  // "-"
+                    i += 1
+                }
+                let word = nibble < 16 ? high : low
+                let shift = UInt64(60 - 4 * (nibble % 16))
+                buffer[i] = hexDigit(UInt8(truncatingIfNeeded: (word >> shift) & 0xF), upper: true)
+                i += 1
+            }
+            return i
+        }
     }
 
     /// `0x2A00` for 16-bit aliases, `0x0000FE95`-style for 32-bit, else the 36-character form.
     public var shortString: String {
-        if let short = uint16 { return "0x" + hex(short, width: 4).uppercased() }
-        if let long = uint32 { return "0x" + hex(long, width: 8).uppercased() }
+        if let short = uint16 { return "0x" + upperHex(UInt64(short), width: 4) }
+        if let long = uint32 { return "0x" + upperHex(UInt64(long), width: 8) }
         return uuidString
     }
 

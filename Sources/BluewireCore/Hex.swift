@@ -30,6 +30,22 @@ public func hex<T: BinaryInteger>(_ value: T, width: Int) -> String {
     }
 }
 
+/// Upper-case hex of `value` zero-padded to `width` digits, written as ASCII: no `uppercased()`,
+/// whose Unicode case mappings (about 15 KB of tables) an Embedded Swift image would link.
+func upperHex(_ value: UInt64, width: Int) -> String {
+    let digits = Swift.max((64 - value.leadingZeroBitCount + 3) / 4, width, 1)
+    return String(unsafeUninitializedCapacity: digits) { buffer in
+        var rest = value
+        var i = digits
+        while i > 0 {
+            i -= 1
+            buffer[i] = hexDigit(UInt8(truncatingIfNeeded: rest & 0xF), upper: true)
+            rest >>= 4
+        }
+        return digits
+    }
+}
+
 /// Two upper-case hex digits.
 public func hexByteUpper(_ byte: UInt8) -> String {
     String(unsafeUninitializedCapacity: 2) { buffer in

@@ -2,6 +2,9 @@ import BluewireATT
 import BluewireCore
 import BluewireGATT
 
+// Left out of builds with BLUEWIRE_NO_CENTRAL (the peripheral firmware image); HostEngine+NoCentral stands in.
+#if !BLUEWIRE_NO_CENTRAL
+
 /// Discover All: primary services (Core Vol 3 Part G §4.4.1), then each service's
 /// characteristics (§4.6.1), then each characteristic's descriptors (§4.7.1), one request at a
 /// time. Built from the BluewireGATT procedures, fed in order.
@@ -96,3 +99,5 @@ struct DiscoverDatabase: GATTClientProcedure, Sendable {
         return try characteristics(from: service + 1)
     }
 }
+
+#endif  // !BLUEWIRE_NO_CENTRAL

@@ -1,6 +1,9 @@
 import BluewireCore
 import BluewireSMP
 
+// Left out of builds with BLUEWIRE_NO_SECURITY (the firmware images); HostEngine+NoSecurity stands in.
+#if !BLUEWIRE_NO_SECURITY
+
 /// The engine's Security Manager state: the configuration and the in-memory bond store.
 struct EngineSecurity: Sendable {
     var configuration: HostSecurityConfiguration?
@@ -75,3 +78,5 @@ extension HostEngine {
         security.bonds[bond.peer] = bond
     }
 }
+
+#endif  // !BLUEWIRE_NO_SECURITY

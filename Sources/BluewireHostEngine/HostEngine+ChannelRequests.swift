@@ -1,6 +1,9 @@
 import BluewireCore
 import BluewireL2CAP
 
+// Left out of builds with BLUEWIRE_NO_CHANNELS (the firmware images); HostEngine+NoChannels stands in.
+#if !BLUEWIRE_NO_CHANNELS
+
 /// The application's requests on credit based channels (Core Vol 3 Part A §4.22–4.28, §10.1), and
 /// what the engine tells about them.
 extension HostEngine {
@@ -151,3 +154,5 @@ extension HostEngine {
             queuedACLPackets: aclCredits.queuedCount(handle: connection))
     }
 }
+
+#endif  // !BLUEWIRE_NO_CHANNELS

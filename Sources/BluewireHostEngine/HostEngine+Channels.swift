@@ -3,6 +3,9 @@ import BluewireCore
 import BluewireHCI
 import BluewireL2CAP
 
+// Left out of builds with BLUEWIRE_NO_CHANNELS (the firmware images); HostEngine+NoChannels stands in.
+#if !BLUEWIRE_NO_CHANNELS
+
 /// The credit based L2CAP channels of every link (Core Vol 3 Part A §4.22–4.28, §10.1), wired to
 /// the data path: LE signaling (CID 0x0005) and K-frames on dynamic CIDs go to the link's
 /// `CreditBasedChannelManager`; what it sends goes through the fragmenter and the ACL credits like
@@ -221,3 +224,5 @@ extension HostEngine {
         advanceEATTTimers()
     }
 }
+
+#endif  // !BLUEWIRE_NO_CHANNELS

@@ -5,47 +5,6 @@ import BluewireHCI
 import BluewireL2CAP
 
 extension HostEngine {
-    // MARK: central: creating a connection
-
-    mutating func connect(_ id: HostRequestID, _ peer: BluetoothAddress, _ parameters: LEConnectionParameters) {
-        guard phase == .running, let controller else { return complete(id, .failure(.notRunning)) }
-        guard pendingConnection == nil else { return complete(id, .failure(.connectionAttemptInProgress)) }
-        // Scanning and initiating together is more than many controllers do: stop the scan first.
-        if scan != nil { stopScan(nil) }
-        var commands: [ProcedureCommand] = []
-        if controller.supports2MPHY {
-            // Prefer 2M on new links; a refusal keeps 1M (§7.8.48).
-            commands.append(ProcedureCommand(
-                command: .leSetDefaultPHY(LESetDefaultPHY(allPHYs: 0, txPHYs: [.le1M, .le2M], rxPHYs: [.le1M, .le2M])),
-                optional: true))
-        }
-        let create: HCICommand = controller.supportsExtendedCreateConnection
-            ? .leExtendedCreateConnection(LEExtendedCreateConnection(peerAddress: peer, le1M: .init(connection: parameters)))
-            : .leCreateConnection(LECreateConnection(peerAddress: peer, connection: parameters))
-        commands.append(ProcedureCommand(command: create, optional: false))
-        pendingConnection = PendingConnection(requestID: id, peer: peer, deadline: now + configuration.connectionTimeout)
-        enqueue(ControllerProcedure(id: id, kind: .connect, commands: commands))
-    }
-
-    /// LE Create Connection Cancel (§7.8.13), queued behind the Create Connection. The attempt
-    /// completes with `.cancelled` right away; a connection the controller still reports (bumble's
-    /// controller cancels nothing) is disconnected when it comes.
-    mutating func cancelConnect(_ id: HostRequestID) {
-        guard let pending = pendingConnection, pending.requestID != nil else {
-            return complete(id, .success(.done))
-        }
-        pendingConnection?.requestID = nil
-        complete(pending.requestID, .failure(.cancelled))
-        enqueue(id, .cancelConnect, [.leCreateConnectionCancel], optional: true)
-    }
-
-    mutating func connectionAttemptTimedOut() {
-        guard let pending = pendingConnection, let id = pending.requestID else { return }
-        pendingConnection?.requestID = nil
-        complete(id, .failure(.connectionTimeout))
-        enqueue(nil, .bestEffort, [.leCreateConnectionCancel], optional: true)
-    }
-
     // MARK: both roles: link up
 
     /// LE (Enhanced) Connection Complete (§7.7.65.1 / §7.7.65.10).

@@ -3,6 +3,9 @@ import BluewireCore
 import BluewireGATT
 import BluewireL2CAP
 
+// Left out of builds with BLUEWIRE_NO_CHANNELS (the firmware images); HostEngine+NoChannels stands in.
+#if !BLUEWIRE_NO_CHANNELS
+
 /// Enhanced ATT, server side (Core Vol 3 Part G §5.3.2, Part F §3.2.11): every Enhanced Credit
 /// Based channel on SPSM 0x0027 is one more ATT bearer of the link, answered by the same GATT
 /// server as the fixed channel 0x0004. Each bearer has its own transaction (one request at a time
@@ -104,3 +107,5 @@ extension HostEngine {
         drainEATT(cid: cid, handle: handle)
     }
 }
+
+#endif  // !BLUEWIRE_NO_CHANNELS

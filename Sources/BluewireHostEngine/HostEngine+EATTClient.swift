@@ -3,6 +3,10 @@ import BluewireCore
 import BluewireGATT
 import BluewireL2CAP
 
+// Left out of builds with BLUEWIRE_NO_CHANNELS or BLUEWIRE_NO_CENTRAL (the firmware images);
+// HostEngine+NoChannels or HostEngine+NoCentral stands in.
+#if !BLUEWIRE_NO_CHANNELS && !BLUEWIRE_NO_CENTRAL
+
 /// Enhanced ATT, client side (Core Vol 3 Part G §5.3.2, Part F §3.2.11): `.openEnhancedChannels` to
 /// SPSM 0x0027 opens EATT bearers, and `.gattOnEATT` runs GATT client procedures on one of them.
 /// Each bearer has its own queue, one ATT request at a time (Part F §3.3.2), so procedures on
@@ -111,3 +115,5 @@ extension HostEngine {
         startEATTOperation(handle, cid)
     }
 }
+
+#endif  // !BLUEWIRE_NO_CHANNELS && !BLUEWIRE_NO_CENTRAL

@@ -3,6 +3,9 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 
+// Left out of builds with BLUEWIRE_NO_CENTRAL (the peripheral firmware image); HostEngine+NoCentral stands in.
+#if !BLUEWIRE_NO_CENTRAL
+
 /// One GATT client procedure in progress, a closed set (no existentials).
 enum ClientProcedure: Sendable {
     case discover(DiscoverDatabase)
@@ -165,3 +168,5 @@ extension HostEngine {
         startClientOperation(handle)
     }
 }
+
+#endif  // !BLUEWIRE_NO_CENTRAL

@@ -77,7 +77,9 @@ extension HostEngine {
     mutating func commandCompleted(_ completion: CommandCompletion) {
         guard completion.id == activeCommand, !procedures.isEmpty else { return }
         activeCommand = nil
-        if procedures[0].kind == .bringUp {
+        // Pattern match, not `==`: the derived equality compares every HCI command an advertising
+        // procedure carries, and would be linked into firmware for this one test.
+        if case .bringUp = procedures[0].kind {
             bringUpStep(completion.result)
             return
         }

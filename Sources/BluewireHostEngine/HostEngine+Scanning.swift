@@ -2,6 +2,9 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 
+// Left out of builds with BLUEWIRE_NO_CENTRAL (the peripheral firmware image); HostEngine+NoCentral stands in.
+#if !BLUEWIRE_NO_CENTRAL
+
 /// A scan in progress.
 struct ScanState: Sendable {
     var aggregator: AdvertisingAggregator
@@ -63,3 +66,5 @@ extension HostEngine {
         scan = state
     }
 }
+
+#endif  // !BLUEWIRE_NO_CENTRAL

@@ -4,6 +4,9 @@ import BluewireHCI
 import BluewireL2CAP
 import BluewireSMP
 
+// Left out of builds with BLUEWIRE_NO_SECURITY (the firmware images); HostEngine+NoSecurity stands in.
+#if !BLUEWIRE_NO_SECURITY
+
 /// The Security Manager in the engine (Core Vol 3 Part H): one `PairingSession` per link on the SMP fixed
 /// channel (CID 0x0006), the HCI encryption commands and events around it (Vol 4 Part E §7.8.24–26,
 /// §7.7.8, §7.7.39, §7.7.65.5) and an in-memory bond store.
@@ -317,3 +320,5 @@ extension HostEngine {
         }
     }
 }
+
+#endif  // !BLUEWIRE_NO_SECURITY

@@ -61,8 +61,10 @@ public struct HostEngine: Sendable {
     var fragmenter = L2CAPFragmenter(bufferSize: 27)
     var reassembler = L2CAPReassembler()
     var links: [UInt16: EngineLink] = [:]
+    #if !BLUEWIRE_NO_CHANNELS
     /// SPSMs every link accepts credit based channels on (HostEngine+ChannelRequests).
     var channelServices: [SPSM: CreditBasedChannelManager.Service] = [:]
+    #endif
 
     // Roles.
     var server: GATTServer

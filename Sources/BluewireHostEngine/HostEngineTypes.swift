@@ -106,6 +106,9 @@ public enum HostEngineError: Error, Hashable, Sendable {
     case channelReconfigurationRefused(CreditBasedReconfigureResult?)
     /// Pairing or encryption failed (Core Vol 3 Part H).
     case security(HostSecurityError)
+    /// This build of the engine leaves the feature out (compiled with `BLUEWIRE_NO_SECURITY`,
+    /// `BLUEWIRE_NO_CHANNELS` or `BLUEWIRE_NO_CENTRAL`, as the firmware images are).
+    case notSupported
 }
 
 /// What a successful request returns.
