@@ -53,6 +53,18 @@ struct ClientOperation: Sendable {
     var procedure: ClientProcedure
     /// The ATT request in flight for it, once started.
     var request: ATTRequestID?
+    /// The procedure as asked for, to start again once security is raised (HostEngine+ClientSecurity).
+    var original: ClientProcedure
+    /// Refused for security once and sent again: a second refusal ends it.
+    var securityRetried = false
+    /// Parked until the link's encryption changes.
+    var awaitingSecurity = false
+
+    init(id: HostRequestID, procedure: ClientProcedure) {
+        self.id = id
+        self.procedure = procedure
+        self.original = procedure
+    }
 }
 
 extension HostEngine {
@@ -92,7 +104,7 @@ extension HostEngine {
 
     /// Starts the head operation of the link's queue (and the next ones that finish without ATT).
     mutating func startClientOperation(_ handle: UInt16) {
-        while var operation = links[handle]?.clientOperations.first {
+        while var operation = links[handle]?.clientOperations.first, !operation.awaitingSecurity {
             if case .exchangeMTU = operation.procedure {
                 do throws(ATTBearerError) {
                     guard let request = try links[handle]?.bearer.exchangeMTU(now: now) else { return }
@@ -157,6 +169,7 @@ extension HostEngine {
             do throws(GATTClientError) {
                 step = try operation.procedure.receive(pdu)
             } catch {
+                if let code = error.attErrorCode, raiseSecurityForClient(handle, code) { return }
                 finishClientOperation(handle, .failure(.gatt(error)))
                 startClientOperation(handle)
                 return

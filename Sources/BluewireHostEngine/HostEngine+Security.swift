@@ -208,6 +208,7 @@ extension HostEngine {
         emit(.pairingFailed(connection: handle, failure))
         links[handle]?.security.pairRequests = []
         for id in link.security.pairRequests { complete(id, .failure(.security(.pairingFailed(failure)))) }
+        clientSecurityFailed(handle, .security(.pairingFailed(failure)))
     }
 
     // MARK: HCI events
@@ -230,6 +231,7 @@ extension HostEngine {
             }
             for id in requests { complete(id, .failure(.security(.encryptionFailed(status)))) }
             feedEncryption(handle, enabled: false)
+            clientSecurityFailed(handle, .security(.encryptionFailed(status)))
             return
         }
         let level = pending?.level ?? max(link.security.level, .encryptedUnauthenticated)
@@ -250,6 +252,8 @@ extension HostEngine {
             for id in link.security.pairRequests { complete(id, .success(.secured(level))) }
         }
         feedEncryption(handle, enabled: true)
+        // A GATT request refused for security goes out again (Core Vol 3 Part C §10.3.2).
+        clientSecurityRaised(handle)
     }
 
     /// Tells a session waiting for encryption how it went: key distribution starts, or the pairing fails.

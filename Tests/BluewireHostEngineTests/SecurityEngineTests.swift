@@ -63,7 +63,7 @@ struct SecurityEngineTests {
         }
     }
 
-    @Test("a read_encrypted characteristic answers Insufficient Encryption before pairing and its value after (the GATT server sees the link's security)")
+    @Test("a read_encrypted characteristic: the Insufficient Encryption refusal makes the central pair, and the read is answered (§10.3.2)")
     func pairingUnlocksEncryptedAttributes() throws {
         var link = try LinkedEngines(
             central: PairingConfiguration(ioCapability: .noInputNoOutput),
@@ -73,19 +73,56 @@ struct SecurityEngineTests {
         let secret = try builder.addCharacteristic(
             BluetoothUUID(0xFFF1), properties: [.read], permissions: [.readEncrypted], value: .cached([0x5E, 0xC2]))
         link.peripheral.engine.setDatabase(builder.build())
-        let before = link.central.perform(.gatt(connection: link.handle, .read(handle: secret.valueHandle)))
+        let read = link.central.perform(.gatt(connection: link.handle, .read(handle: secret.valueHandle)))
         link.pump()
-        guard case .failure(.gatt(let error))? = link.central.result(before) else {
-            Issue.record("expected an ATT error before pairing, got \(String(describing: link.central.result(before)))")
+        #expect(link.central.result(read) == .success(.value([0x5E, 0xC2])))
+        #expect(link.central.engine.security(connection: link.handle)?.level == .encryptedUnauthenticated)
+        #expect(link.central.events.filter { if case .paired = $0 { return true }; return false }.count == 1)
+    }
+
+    @Test("an authenticated-only characteristic and a central without input or output: Insufficient Authentication, no pairing attempted")
+    func justWorksCannotAuthenticate() throws {
+        var link = try LinkedEngines(
+            central: PairingConfiguration(ioCapability: .noInputNoOutput),
+            peripheral: PairingConfiguration(ioCapability: .displayOnly))
+        var builder = GATTDatabaseBuilder()
+        try builder.addService(BluetoothUUID(0xFFF0))
+        let secret = try builder.addCharacteristic(
+            BluetoothUUID(0xFFF1), properties: [.read], permissions: [.readAuthenticated], value: .cached([0xA7]))
+        link.peripheral.engine.setDatabase(builder.build())
+        let read = link.central.perform(.gatt(connection: link.handle, .read(handle: secret.valueHandle)))
+        link.pump()
+        guard case .failure(.gatt(let error))? = link.central.result(read) else {
+            Issue.record("expected Insufficient Authentication, got \(String(describing: link.central.result(read)))")
             return
         }
-        #expect(error.attErrorCode == .insufficientEncryption)
-        let pair = link.central.perform(.pair(connection: link.handle))
+        #expect(error.attErrorCode == .insufficientAuthentication)
+        #expect(link.central.engine.security(connection: link.handle)?.level == .unencrypted)
+        #expect(!link.central.events.contains { if case .paired = $0 { return true }; return false })
+    }
+
+    @Test("a pairing the peripheral's user refuses: the read that asked for it fails with the pairing's reason; the next one works after pairing")
+    func refusedPairingFailsTheRead() throws {
+        var link = try LinkedEngines(
+            central: PairingConfiguration(ioCapability: .displayYesNo),
+            peripheral: PairingConfiguration(ioCapability: .displayYesNo))
+        var builder = GATTDatabaseBuilder()
+        try builder.addService(BluetoothUUID(0xFFF0))
+        let secret = try builder.addCharacteristic(
+            BluetoothUUID(0xFFF1), properties: [.read], permissions: [.readAuthenticated], value: .cached([0xA7]))
+        link.peripheral.engine.setDatabase(builder.build())
+        let read = link.central.perform(.gatt(connection: link.handle, .read(handle: secret.valueHandle)))
         link.pump()
-        #expect(link.central.result(pair) == .success(.secured(.encryptedUnauthenticated)))
-        let after = link.central.perform(.gatt(connection: link.handle, .read(handle: secret.valueHandle)))
+        // Numeric Comparison (DisplayYesNo both sides, MITM asked for by the refusal): the peripheral's user says no.
+        guard link.peripheral.events.contains(where: { if case .numericComparison = $0 { return true }; return false }) else {
+            Issue.record("no numeric comparison: \(link.peripheral.events)")
+            return
+        }
+        _ = link.central.perform(.confirmReply(connection: link.handle, accepted: true))
+        _ = link.peripheral.perform(.confirmReply(connection: link.handle, accepted: false))
         link.pump()
-        #expect(link.central.result(after) == .success(.value([0x5E, 0xC2])))
+        #expect(link.central.result(read) == Result<HostCompletion, HostEngineError>.failure(.security(.pairingFailed(.remote(.numericComparisonFailed)))))
+        #expect(link.central.engine.security(connection: link.handle)?.level == .unencrypted)
     }
 
     @Test("SC Passkey Entry: the peripheral displays, the central types; a wrong passkey fails both sides")

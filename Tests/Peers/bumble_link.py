@@ -47,6 +47,7 @@ when the server computes it)}]}.
 --pairing IO:SC:MITM gives the Device bumble's Security Manager with these pairing features (see
 bumble_pairing.py for the EVENT lines it adds); centrals then also take
     {"op": "pair"}  {"op": "encrypt"}  {"op": "passkey", "value": N}
+and the peripheral takes {"op": "passkey", "value": N} (the passkey its user types).
 
 --disconnect-on OPCODE[:N] makes the peripheral disconnect (Remote User Terminated Connection)
 instead of answering the N-th (default first) ATT PDU with that opcode (hex, e.g. 0C for Read Blob
@@ -209,6 +210,10 @@ async def open_host_transport(spec):
     raise SystemExit(f'bumble_link: unsupported transport {spec}')
 
 
+# The peripheral Device's pairing delegate (with --pairing), for the passkey command.
+PERIPHERAL = {}
+
+
 async def run_peripheral(device, args):
     if args.gatt:
         for service in gatt_services(args.gatt):
@@ -221,7 +226,7 @@ async def run_peripheral(device, args):
     device.on('connection', lambda c: emit('EVENT', {'connected': str(c.peer_address), 'handle': c.handle}))
     if args.pairing:
         report = lambda payload: emit('EVENT', payload)
-        configure_pairing(device, args.pairing, report)
+        PERIPHERAL['delegate'] = configure_pairing(device, args.pairing, report)
         device.on('connection', lambda c: watch_security(c, report))
     data = advertising_data(args)
     if args.advertising == 'extended':
@@ -346,9 +351,14 @@ def read_commands(centrals, stop):
         while b'\n' in pending:
             line, _, rest = bytes(pending).partition(b'\n')
             pending[:] = rest
-            if not line.strip() or not centrals:
+            if not line.strip():
                 continue
             request = json.loads(line)
+            if not centrals:
+                # The peripheral's user typing a passkey: the one command a peripheral takes.
+                if request.get('op') == 'passkey' and PERIPHERAL.get('delegate'):
+                    PERIPHERAL['delegate'].enter(int(request['value']))
+                continue
             central = centrals[request.get('central', 0)]
             run_task(central, central.command(request))
     return on_readable
