@@ -9,6 +9,8 @@ struct EngineSecurity: Sendable {
     var configuration: HostSecurityConfiguration?
     /// Bonds by the peer's address on the link that paired.
     var bonds: [BluetoothAddress: HostBond] = [:]
+    /// Peers whose last pairings failed, and until when a new one waits (HostEngine+PairingBackOff).
+    var backOffs: [BluetoothAddress: PairingBackOff] = [:]
 }
 
 /// The level and key size the encryption being started will give, known when the key is chosen.

@@ -18,7 +18,7 @@ extension HostEngine {
         guard code == .insufficientEncryption || code == .insufficientAuthentication,
               let configuration = security.configuration, let link = links[handle],
               !link.security.timedOut, var operation = link.clientOperations.first,
-              !operation.securityRetried else { return false }
+              !operation.securityRetried, !pairingBackedOff(link.peer) else { return false }
         let needsAuthentication = code == .insufficientAuthentication
         // Already as secure as pairing could make it; or authentication asked of a device without input
         // or output, whose pairings are all Just Works (Vol 3 Part H §2.3.5.1): asking again cannot help.

@@ -55,6 +55,9 @@ extension HostEngine {
         guard let link = links[handle] else { return complete(id, .failure(.unknownConnection(handle))) }
         guard !link.security.timedOut else { return complete(id, .failure(.security(.pairingFailed(.timeout)))) }
         guard !link.security.isPairing else { return complete(id, .failure(.security(.pairingInProgress))) }
+        guard !pairingBackedOff(link.peer) else {
+            return complete(id, .failure(.security(.pairingFailed(.local(.repeatedAttempts)))))
+        }
         links[handle]?.security.pairRequests.append(id)
         var session = newSession(link, configuration)
         let actions = link.role == .central ? session.start(now: now) : session.securityRequest()
@@ -107,6 +110,10 @@ extension HostEngine {
             return
         }
         guard let link = links[handle], !link.security.timedOut else { return }  // §3.4: nothing after a timeout
+        // A Pairing Request or Security Request while the waiting interval of §2.3.6 runs: Repeated Attempts.
+        if payload.first == 0x01 || payload.first == 0x0B, !link.security.isPairing, pairingBackedOff(link.peer) {
+            return sendL2CAP(handle: handle, channel: .smp, payload: [0x05, 0x09])
+        }
         var session = link.security.session ?? newSession(link, configuration)
         if session.isFinished { session = newSession(link, configuration) }
         let actions = session.receive(Array(payload), now: now)
@@ -195,6 +202,7 @@ extension HostEngine {
             peer: link.peer, secureConnections: result.secureConnections, authenticated: result.authenticated,
             keySize: result.keySize, longTermKey: result.longTermKey, localKeys: result.localKeys,
             peerKeys: result.peerKeys)
+        recordPairingOutcome(link.peer, failure: nil)
         if result.bonded { store(bond) }
         emit(.paired(connection: handle, keys: bond, bonded: result.bonded))
         let requests = link.security.pairRequests
@@ -205,6 +213,7 @@ extension HostEngine {
     mutating func pairingFailed(_ handle: UInt16, _ failure: PairingFailure) {
         guard let link = links[handle] else { return }
         if failure == .timeout { links[handle]?.security.timedOut = true }
+        recordPairingOutcome(link.peer, failure: failure)
         emit(.pairingFailed(connection: handle, failure))
         links[handle]?.security.pairRequests = []
         for id in link.security.pairRequests { complete(id, .failure(.security(.pairingFailed(failure)))) }

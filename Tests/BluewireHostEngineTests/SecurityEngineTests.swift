@@ -153,6 +153,41 @@ struct SecurityEngineTests {
         }
     }
 
+    @Test("a failed passkey: no new pairing with that peer for 2 s on either side (Repeated Attempts, §2.3.6), then pairing works")
+    func repeatedAttemptsBackOff() throws {
+        var link = try LinkedEngines(
+            central: PairingConfiguration(ioCapability: .keyboardOnly, mitmRequired: true),
+            peripheral: PairingConfiguration(ioCapability: .displayOnly, mitmRequired: true))
+        let first = link.central.perform(.pair(connection: link.handle))
+        link.pump()
+        let shown = try #require(link.peripheral.takeEvents().passkeyDisplayed)
+        _ = link.central.perform(.passkeyReply(connection: link.handle, passkey: (shown + 1) % 1_000_000))
+        link.pump()
+        #expect(link.central.result(first) == .failure(.security(.pairingFailed(.remote(.confirmValueFailed)))))
+
+        // At once: the central itself waits, and sends nothing.
+        let again = link.central.perform(.pair(connection: link.handle))
+        #expect(link.central.result(again) == .failure(.security(.pairingFailed(.local(.repeatedAttempts)))))
+        #expect(link.central.takeWritten().isEmpty)
+
+        // The central's interval is over, the peripheral's is not: its answer is Pairing Failed, Repeated Attempts.
+        link.central.advance(by: .seconds(2))
+        let refused = link.central.perform(.pair(connection: link.handle))
+        link.pump()
+        #expect(link.central.result(refused) == .failure(.security(.pairingFailed(.remote(.repeatedAttempts)))))
+        #expect(!link.peripheral.events.contains { if case .passkeyDisplay = $0 { return true }; return false })
+
+        // Both intervals over: the pairing runs, and succeeds.
+        link.peripheral.advance(by: .seconds(2))
+        _ = link.peripheral.takeEvents()
+        let last = link.central.perform(.pair(connection: link.handle))
+        link.pump()
+        let passkey = try #require(link.peripheral.takeEvents().passkeyDisplayed)
+        _ = link.central.perform(.passkeyReply(connection: link.handle, passkey: passkey))
+        link.pump()
+        #expect(link.central.result(last) == .success(.secured(.secureConnectionsAuthenticated)))
+    }
+
     @Test("SC Numeric Comparison: both users see the same number and confirm")
     func numericComparison() throws {
         var link = try LinkedEngines(
