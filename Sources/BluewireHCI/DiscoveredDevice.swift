@@ -25,6 +25,9 @@ public struct DiscoveredDevice: Hashable, Sendable {
     /// The advertiser's address; its `type` says public or random.
     public var address: BluetoothAddress
     public var addressType: BluetoothAddress.AddressType { address.type }
+    /// The identity address `address` resolves to, when it is a resolvable private address and a bond's
+    /// IRK resolves it (Core Vol 3 Part C §10.8.2.3; filled by the host engine); nil otherwise.
+    public var identityAddress: BluetoothAddress?
     /// dBm of the latest report.
     public var rssi: Int8
     /// Complete or shortened local name.

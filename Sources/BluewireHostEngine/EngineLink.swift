@@ -8,6 +8,8 @@ struct EngineLink: Sendable {
     var handle: UInt16
     var role: HostLinkRole
     var peer: BluetoothAddress
+    /// The identity `peer` resolves to with a bond's IRK, if it is a resolvable private address.
+    var identity: BluetoothAddress?
     var interval: UInt16
     /// ATT on the fixed channel 0x0004, both the client and the server side (Core Vol 3 Part F).
     var bearer: ATTBearer
@@ -38,7 +40,9 @@ struct EngineLink: Sendable {
         stateMachine = machine
     }
 
-    var connection: HostConnection { HostConnection(handle: handle, peer: peer, role: role, interval: interval) }
+    var connection: HostConnection {
+        HostConnection(handle: handle, peer: peer, role: role, interval: interval, identityAddress: identity)
+    }
 }
 
 /// A central's connection attempt in progress.

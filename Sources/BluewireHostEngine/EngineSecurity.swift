@@ -11,6 +11,9 @@ struct EngineSecurity: Sendable {
     var bonds: [BluetoothAddress: HostBond] = [:]
     /// Peers whose last pairings failed, and until when a new one waits (HostEngine+PairingBackOff).
     var backOffs: [BluetoothAddress: PairingBackOff] = [:]
+    /// Bonded peers' identity addresses → the resolvable private address each was last seen with (in a
+    /// scan report or a connection): where `.connect(identity)` goes. One entry per bond at most.
+    var currentAddresses: [BluetoothAddress: BluetoothAddress] = [:]
 }
 
 /// The level and key size the encryption being started will give, known when the key is chosen.
@@ -37,6 +40,16 @@ struct LinkSecurity: Sendable {
     var isPairing: Bool {
         guard let session else { return false }
         return !session.isFinished && !session.isIdle
+    }
+}
+
+extension SMPAddress {
+    /// The address as the rest of the stack spells it (identity addresses arrive this way, §3.6.5).
+    var bluetoothAddress: BluetoothAddress? {
+        guard octets.count == 6 else { return nil }
+        var value: UInt64 = 0
+        for (index, octet) in octets.enumerated() { value |= UInt64(octet) << UInt64(8 * index) }
+        return BluetoothAddress(value: value, type: isRandom ? .random : .public)
     }
 }
 
@@ -67,6 +80,21 @@ extension HostEngine {
             if let computed = try? crypto.ah(irk.reversed(), prand), computed == hash { return bond }
         }
         return nil
+    }
+
+    /// The identity address a bond's IRK resolves `address` (a resolvable private address) to, remembered
+    /// as that peer's current address; nil for any other address or without such a bond.
+    mutating func resolveIdentity(_ address: BluetoothAddress) -> BluetoothAddress? {
+        guard address.randomKind == .resolvablePrivate, let bond = bond(for: address),
+              let identity = bond.peerKeys.identityAddress?.bluetoothAddress else { return nil }
+        security.currentAddresses[identity] = address
+        return identity
+    }
+
+    /// Where to reach `peer`: the private address a bonded peer with this identity was last seen with, else
+    /// `peer` itself.
+    func currentAddress(of peer: BluetoothAddress) -> BluetoothAddress {
+        security.currentAddresses[peer] ?? peer
     }
 
     /// Stores a new bond, replacing an older one with the same peer identity (it paired again, perhaps

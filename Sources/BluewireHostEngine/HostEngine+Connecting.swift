@@ -7,8 +7,11 @@ import BluewireHCI
 extension HostEngine {
     // MARK: central: creating a connection
 
-    mutating func connect(_ id: HostRequestID, _ peer: BluetoothAddress, _ parameters: LEConnectionParameters) {
+    mutating func connect(_ id: HostRequestID, _ identityOrAddress: BluetoothAddress, _ parameters: LEConnectionParameters) {
         guard phase == .running, let controller else { return complete(id, .failure(.notRunning)) }
+        // A bonded peer asked for by its identity address is reached at the private address it was last
+        // seen advertising with (Core Vol 3 Part C §10.8.2.3).
+        let peer = currentAddress(of: identityOrAddress)
         guard pendingConnection == nil else { return complete(id, .failure(.connectionAttemptInProgress)) }
         // Scanning and initiating together is more than many controllers do: stop the scan first.
         if scan != nil { stopScan(nil) }

@@ -19,9 +19,10 @@ extension HostEngine {
             return
         }
         let handle = event.connectionHandle
-        let link = EngineLink(
+        var link = EngineLink(
             handle: handle, role: role, peer: event.peerAddress, interval: event.connectionInterval,
             preferredMTU: configuration.preferredMTU)
+        link.identity = resolveIdentity(event.peerAddress)
         links[handle] = link
         installChannelServices(handle: handle)
         server.connect(handle)

@@ -44,6 +44,10 @@ extension HostEngine {
             ConnectionHandleParameter(connectionHandle: request.connectionHandle))], optional: true)
     }
 
+    /// Without bonds no private address resolves.
+    mutating func resolveIdentity(_ address: BluetoothAddress) -> BluetoothAddress? { nil }
+    func currentAddress(of peer: BluetoothAddress) -> BluetoothAddress { peer }
+
     var securityDeadline: MonotonicInstant? { nil }
     mutating func fireSecurityTimers() {}
     mutating func securityDisconnected(_ link: EngineLink, reason: HCIStatus) {}

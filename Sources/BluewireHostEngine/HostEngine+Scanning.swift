@@ -49,8 +49,9 @@ extension HostEngine {
     mutating func scanReceived(legacy report: LEAdvertisingReport) {
         guard var state = scan else { return }
         scan = nil  // keeps the aggregator's storage uniquely referenced: no copy per report
-        if let device = state.aggregator.add(report, now: now) {
+        if var device = state.aggregator.add(report, now: now) {
             _ = try? state.stateMachine.fire(.deviceFound)
+            if device.address.randomKind == .resolvablePrivate { device.identityAddress = resolveIdentity(device.address) }
             emit(.deviceFound(device))
         }
         scan = state
@@ -59,8 +60,9 @@ extension HostEngine {
     mutating func scanReceived(extended report: LEExtendedAdvertisingReport) {
         guard var state = scan else { return }
         scan = nil
-        if let whole = state.extendedChains.add(report), let device = state.aggregator.add(whole.report, now: now) {
+        if let whole = state.extendedChains.add(report), var device = state.aggregator.add(whole.report, now: now) {
             _ = try? state.stateMachine.fire(.deviceFound)
+            if device.address.randomKind == .resolvablePrivate { device.identityAddress = resolveIdentity(device.address) }
             emit(.deviceFound(device))
         }
         scan = state

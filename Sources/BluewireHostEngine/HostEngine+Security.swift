@@ -204,6 +204,12 @@ extension HostEngine {
             peerKeys: result.peerKeys)
         recordPairingOutcome(link.peer, failure: nil)
         if result.bonded { store(bond) }
+        // The peer's identity, when it paired from a private address (§3.6.5): shown on the link from now on,
+        // and where `.connect(identity)` goes while the peer keeps this address.
+        if let identity = result.peerKeys.identityAddress?.bluetoothAddress, identity != link.peer {
+            links[handle]?.identity = identity
+            if result.bonded, link.peer.randomKind == .resolvablePrivate { security.currentAddresses[identity] = link.peer }
+        }
         emit(.paired(connection: handle, keys: bond, bonded: result.bonded))
         let requests = link.security.pairRequests
         links[handle]?.security.pairRequests = []

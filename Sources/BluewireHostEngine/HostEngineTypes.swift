@@ -23,12 +23,16 @@ public struct HostConnection: Hashable, Sendable {
     public var role: HostLinkRole
     /// Connection interval in units of 1.25 ms (Core Vol 4 Part E §7.7.65.1).
     public var interval: UInt16
+    /// The peer's identity address when `peer` is a resolvable private address that a bond's IRK
+    /// resolves (Core Vol 3 Part C §10.8.2.3); nil otherwise.
+    public var identityAddress: BluetoothAddress?
 
-    public init(handle: UInt16, peer: BluetoothAddress, role: HostLinkRole, interval: UInt16) {
+    public init(handle: UInt16, peer: BluetoothAddress, role: HostLinkRole, interval: UInt16, identityAddress: BluetoothAddress? = nil) {
         self.handle = handle
         self.peer = peer
         self.role = role
         self.interval = interval
+        self.identityAddress = identityAddress
     }
 }
 

@@ -49,6 +49,9 @@ bumble_pairing.py for the EVENT lines it adds); centrals then also take
     {"op": "pair"}  {"op": "encrypt"}  {"op": "passkey", "value": N}
 and the peripheral takes {"op": "passkey", "value": N} (the passkey its user types).
 
+--privacy makes the peripheral advertise with a resolvable private address (EVENT {"rpa": ADDRESS}; its
+identity address is the READY address); {"op": "rotate"} on stdin gives it a new one.
+
 --disconnect-on OPCODE[:N] makes the peripheral disconnect (Remote User Terminated Connection)
 instead of answering the N-th (default first) ATT PDU with that opcode (hex, e.g. 0C for Read Blob
 Request), reporting EVENT {"disconnecting_on": opcode}: a peer that vanishes mid-procedure.
@@ -239,8 +242,25 @@ async def run_peripheral(device, args):
     else:
         if len(data) > 31:
             raise SystemExit(f'bumble_link: {len(data)} bytes of advertising data do not fit legacy advertising (31)')
-        await device.start_advertising(advertising_data=data, auto_restart=True, own_address_type=hci.OwnAddressType.RANDOM,
-                                       advertising_interval_min=args.interval, advertising_interval_max=args.interval)
+        async def advertise():
+            await device.start_advertising(advertising_data=data, auto_restart=True, own_address_type=hci.OwnAddressType.RANDOM,
+                                           advertising_interval_min=args.interval, advertising_interval_max=args.interval)
+        PERIPHERAL['advertise'] = advertise
+        await advertise()
+    if args.privacy:
+        emit('EVENT', {'rpa': device.random_address.to_string(False)})
+
+
+async def rotate_private_address(device):
+    """A new resolvable private address from the Device's IRK (advertising stopped while it changes, as
+    Core Vol 4 Part E §7.8.4 requires); EVENT {"rpa": ADDRESS}. bumble's own periodic update skips any
+    Device that is advertising, and sends the old address."""
+    await device.stop_advertising()
+    address = hci.Address.generate_private_address(device.irk)
+    await device.send_sync_command(hci.HCI_LE_Set_Random_Address_Command(random_address=address))
+    device.random_address = address
+    await PERIPHERAL['advertise']()
+    emit('EVENT', {'rpa': address.to_string(False)})
 
 
 class Central:
@@ -358,6 +378,8 @@ def read_commands(centrals, stop):
                 # The peripheral's user typing a passkey: the one command a peripheral takes.
                 if request.get('op') == 'passkey' and PERIPHERAL.get('delegate'):
                     PERIPHERAL['delegate'].enter(int(request['value']))
+                elif request.get('op') == 'rotate' and PERIPHERAL.get('device'):
+                    asyncio.create_task(rotate_private_address(PERIPHERAL['device']))
                 continue
             central = centrals[request.get('central', 0)]
             run_task(central, central.command(request))
@@ -382,6 +404,9 @@ async def main():
     parser.add_argument('--interval', type=float, default=1000, metavar='MS',
                         help='advertising interval in ms (bumble emits one advertising event per interval)')
     parser.add_argument('--gatt', metavar='FILE.json', help='GATT services for the peripheral')
+    parser.add_argument('--privacy', action='store_true',
+                        help='the peripheral advertises with a resolvable private address (EVENT {"rpa": ADDRESS}); '
+                             'stdin {"op": "rotate"} makes a new one')
     parser.add_argument('--acl-buffer', type=int, metavar='OCTETS',
                         help='host-facing controllers report LE ACL buffers of this length (default 27 x 64)')
     parser.add_argument('--pairing', metavar='IO:SC:MITM',
@@ -428,6 +453,13 @@ async def main():
             controller.le_features &= ~hci.LeFeatureMask.LE_EXTENDED_ADVERTISING
         address = random_static_address()
         device = Device(name=args.name, address=address, host=Host(controller, AsyncPipeSink(controller)))
+        if args.privacy:
+            # Advertise with a resolvable private address from the Device's IRK; its identity (the static
+            # address above) and IRK are what pairing distributes.
+            device.le_privacy_enabled = True
+            device.le_rpa_timeout = 0
+        if args.peripheral:
+            PERIPHERAL['device'] = device
         await device.power_on()
         if args.peripheral:
             await run_peripheral(device, args)
