@@ -11,11 +11,14 @@ struct AdvertisingCommands: Hashable, Sendable {
 
     var isConnectable: Bool
     var usesExtendedCommands: Bool
+    /// The address advertised from when it is not the static random address (a private address).
+    var ownAddress: BluetoothAddress?
     var configuration: [HCICommand]
     var enable: HCICommand
     var disable: HCICommand
 
-    init(_ advertisement: HostAdvertisement, controller: ControllerInfo) throws(HostEngineError) {
+    init(_ advertisement: HostAdvertisement, controller: ControllerInfo, ownAddress: BluetoothAddress? = nil) throws(HostEngineError) {
+        self.ownAddress = ownAddress
         let extended: Bool
         var legacyPDUsOnly = false
         switch advertisement.commandSet {
@@ -41,7 +44,9 @@ struct AdvertisingCommands: Hashable, Sendable {
             // response, else ADV_NONCONN_IND (§7.8.5).
             let scannable = advertisement.isConnectable || !response.isEmpty
             let type: UInt8 = advertisement.isConnectable ? 0x00 : (scannable ? 0x02 : 0x03)
-            configuration = [
+            // The legacy controller's one random address is what it advertises from (§7.8.4).
+            configuration = ownAddress.map { [.leSetRandomAddress(LESetRandomAddress(randomAddress: $0))] } ?? []
+            configuration += [
                 .leSetAdvertisingParameters(LESetAdvertisingParameters(
                     advertisingIntervalMin: UInt16(minInterval), advertisingIntervalMax: UInt16(maxInterval),
                     advertisingType: type, ownAddressType: 0x01)),
@@ -78,7 +83,7 @@ struct AdvertisingCommands: Hashable, Sendable {
         let handle = Self.advertisingHandle
         var writer = ByteWriter(capacity: 7)
         writer.append(handle)
-        writer.append(controller.randomAddress)
+        writer.append(ownAddress ?? controller.randomAddress)
         var commands: [HCICommand] = [
             .leSetExtendedAdvertisingParameters(LESetExtendedAdvertisingParameters(
                 advertisingHandle: handle, eventProperties: properties,

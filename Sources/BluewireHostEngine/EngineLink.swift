@@ -10,6 +10,9 @@ struct EngineLink: Sendable {
     var peer: BluetoothAddress
     /// The identity `peer` resolves to with a bond's IRK, if it is a resolvable private address.
     var identity: BluetoothAddress?
+    /// Our address on this link as the peer sees it (a private one with privacy on): what SMP's f5, f6
+    /// and c1 take as the local address (Core Vol 3 Part H §2.2).
+    var localAddress: BluetoothAddress?
     var interval: UInt16
     /// ATT on the fixed channel 0x0004, both the client and the server side (Core Vol 3 Part F).
     var bearer: ATTBearer

@@ -14,6 +14,8 @@ struct EngineSecurity: Sendable {
     /// Bonded peers' identity addresses → the resolvable private address each was last seen with (in a
     /// scan report or a connection): where `.connect(identity)` goes. One entry per bond at most.
     var currentAddresses: [BluetoothAddress: BluetoothAddress] = [:]
+    /// The resolvable private address advertised from, with privacy on (HostEngine+Privacy).
+    var privacy = LocalPrivacy()
 }
 
 /// The level and key size the encryption being started will give, known when the key is chosen.

@@ -11,16 +11,19 @@ struct AdvertisingState: Hashable, Sendable {
     /// An enable is on its way; a Connection Complete before its answer means the advertising it
     /// started has ended already (§7.8.9: a connection stops connectable legacy advertising).
     var enabling = false
+    /// The random address the controller holds when advertising changed it (a private address on a
+    /// legacy controller, LE Set Random Address); nil while it is the static one from bring-up.
+    var controllerRandomAddress: BluetoothAddress?
 }
 
 extension HostEngine {
     /// Parameters, data, scan response, enable (disabling what runs first). Fails without a
     /// command when the data do not fit.
-    mutating func startAdvertising(_ id: HostRequestID, _ advertisement: HostAdvertisement) {
+    mutating func startAdvertising(_ id: HostRequestID?, _ advertisement: HostAdvertisement) {
         guard phase == .running, let controller else { return complete(id, .failure(.notRunning)) }
         let commands: AdvertisingCommands
         do throws(HostEngineError) {
-            commands = try AdvertisingCommands(advertisement, controller: controller)
+            commands = try AdvertisingCommands(advertisement, controller: controller, ownAddress: privateAdvertisingAddress())
         } catch {
             return complete(id, .failure(error))
         }
@@ -31,6 +34,7 @@ extension HostEngine {
             advertising.isEnabled = false
         }
         for command in commands.configuration { list.append(ProcedureCommand(command: command, optional: false)) }
+        if !commands.usesExtendedCommands, let address = commands.ownAddress { advertising.controllerRandomAddress = address }
         advertising.advertisement = advertisement
         advertising.commands = commands
         let enables = advertisingAllowed(advertisement)
@@ -93,6 +97,8 @@ extension HostEngine {
         guard phase == .running, !advertising.isEnabled, !advertising.enabling,
               let advertisement = advertising.advertisement, let commands = advertising.commands,
               advertisingAllowed(advertisement) else { return }
+        // The private address was replaced while advertising was paused: configure it again.
+        if advertisingAddressReplaced { return startAdvertising(nil, advertisement) }
         advertising.enabling = true
         // Typically Command Disallowed on a controller that cannot advertise while connected:
         // the next disconnection tries again.

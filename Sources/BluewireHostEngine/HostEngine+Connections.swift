@@ -23,6 +23,9 @@ extension HostEngine {
             handle: handle, role: role, peer: event.peerAddress, interval: event.connectionInterval,
             preferredMTU: configuration.preferredMTU)
         link.identity = resolveIdentity(event.peerAddress)
+        link.localAddress = role == .peripheral
+            ? advertising.commands?.ownAddress ?? configuration.randomAddress
+            : advertising.controllerRandomAddress ?? configuration.randomAddress
         links[handle] = link
         installChannelServices(handle: handle)
         server.connect(handle)

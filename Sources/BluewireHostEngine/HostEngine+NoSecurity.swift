@@ -48,6 +48,12 @@ extension HostEngine {
     mutating func resolveIdentity(_ address: BluetoothAddress) -> BluetoothAddress? { nil }
     func currentAddress(of peer: BluetoothAddress) -> BluetoothAddress { peer }
 
+    /// No IRK, no private address: advertising uses the static random address.
+    mutating func privateAdvertisingAddress() -> BluetoothAddress? { nil }
+    var privacyDeadline: MonotonicInstant? { nil }
+    mutating func firePrivacyRotation() {}
+    var advertisingAddressReplaced: Bool { false }
+
     var securityDeadline: MonotonicInstant? { nil }
     mutating func fireSecurityTimers() {}
     mutating func securityDisconnected(_ link: EngineLink, reason: HCIStatus) {}

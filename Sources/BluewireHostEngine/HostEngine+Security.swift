@@ -122,7 +122,7 @@ extension HostEngine {
     }
 
     func newSession(_ link: EngineLink, _ configuration: HostSecurityConfiguration) -> PairingSession<SMPCrypto> {
-        let local = self.configuration.randomAddress.smpAddress
+        let local = (link.localAddress ?? self.configuration.randomAddress).smpAddress
         let peer = link.peer.smpAddress
         return PairingSession(
             role: link.role == .central ? .initiator : .responder, configuration: configuration.pairing,

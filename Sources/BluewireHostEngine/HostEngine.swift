@@ -146,6 +146,7 @@ public struct HostEngine: Sendable {
         for link in links.values { consider(link.bearer.deadline) }
         consider(channelDeadline)
         consider(securityDeadline)
+        consider(privacyDeadline)
         return earliest
     }
 
@@ -163,6 +164,7 @@ public struct HostEngine: Sendable {
         }
         advanceChannelTimers()
         fireSecurityTimers()
+        firePrivacyRotation()
         pumpProcedures()
     }
 

@@ -66,10 +66,14 @@ public struct HostSecurityConfiguration: Sendable {
     /// IO capabilities, bonding, MITM, SC / SC-only, key sizes, local IRK/CSRK (see `PairingConfiguration`).
     public var pairing: PairingConfiguration
     public var crypto: SMPCrypto
+    /// Advertise from resolvable private addresses made from `pairing.identityResolvingKey` (which must be
+    /// set), replaced every `rotationInterval`; nil: advertise from the static random address.
+    public var privacy: PrivacyConfiguration?
 
-    public init(pairing: PairingConfiguration, crypto: SMPCrypto) {
+    public init(pairing: PairingConfiguration, crypto: SMPCrypto, privacy: PrivacyConfiguration? = nil) {
         self.pairing = pairing
         self.crypto = crypto
+        self.privacy = privacy
     }
 }
 

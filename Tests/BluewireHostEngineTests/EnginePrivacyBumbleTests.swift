@@ -1,4 +1,5 @@
 import BluewireCore
+import BluewireCrypto
 import BluewireHCI
 import BluewireHostEngine
 import BluewireSMP
@@ -86,6 +87,96 @@ struct EnginePrivacyBumbleTests {
             #expect(runner.result(10) == .success(.secured(.encryptedUnauthenticated)))
             #expect(runner.events.filter { if case .paired = $0 { return true }; return false }.count == pairingsBefore)
             #expect(runner.run(seconds: 5) { _ in log.all.filter { $0["encryption"] as? Int == 1 }.count == 2 })
+        }
+    }
+}
+
+extension EnginePrivacyBumbleTests {
+    /// Runs both engines' I/O loops in turn until `condition` holds or `seconds` pass.
+    static func run(_ a: SocketEngineRunner, _ b: SocketEngineRunner, seconds: Double, until condition: () -> Bool) -> Bool {
+        let limit = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        while ContinuousClock.now < limit {
+            if condition() { return true }
+            _ = a.run(seconds: 0.005) { _ in false }
+            _ = b.run(seconds: 0.005) { _ in false }
+        }
+        return condition()
+    }
+
+    @Test("an engine advertising with privacy: a new private address after each rotation, paired over one, resolved and reconnected by a bonded engine",
+          arguments: [[], ["--legacy-reports"]])
+    func localPrivacyRotates(_ controllerArguments: [String]) async throws {
+        try await withBumblePeer([.tcp, .tcp], arguments: controllerArguments) { peer in
+            let identity = BluetoothAddress(value: 0xC3_5E_17_00_E9_01, type: .random)
+            let irk: [UInt8] = (0..<16).map { UInt8(0xA0 + $0) }
+            let peripheral = try SocketEngineRunner(
+                transport: peer.transports[0], configuration: HostEngineConfiguration(randomAddress: identity))
+            peripheral.engine.configureSecurity(HostSecurityConfiguration(
+                pairing: PairingConfiguration(ioCapability: .noInputNoOutput, identityResolvingKey: irk, identityAddress: identity.smpForm),
+                crypto: SMPCrypto(SwiftCryptoSMP()), privacy: PrivacyConfiguration(rotationInterval: .milliseconds(1500))))
+            let central = try SocketEngineRunner(
+                transport: peer.transports[1],
+                configuration: HostEngineConfiguration(randomAddress: BluetoothAddress(value: 0xC3_5E_17_00_E9_02, type: .random)))
+            central.engine.configureSecurity(EngineSecurityBumbleTests.engineSecurity(PairingConfiguration(ioCapability: .noInputNoOutput)))
+            peripheral.perform(.start, id: 1)
+            central.perform(.start, id: 1)
+            #expect(Self.run(peripheral, central, seconds: 10) { peripheral.result(1) != nil && central.result(1) != nil })
+            peripheral.perform(.startAdvertising(.named("engine-private")), id: 2)
+            #expect(Self.run(peripheral, central, seconds: 10) { peripheral.result(2) != nil })
+
+            func scan(excluding: [BluetoothAddress], id: UInt32) -> DiscoveredDevice? {
+                let before = central.events.count
+                central.perform(.startScan(ScanParameters(), filter: AdvertisingFilter(namePrefix: "engine-private")), id: id)
+                var found: DiscoveredDevice?
+                _ = Self.run(peripheral, central, seconds: 15) {
+                    for case .deviceFound(let device) in central.events.dropFirst(before) where !excluding.contains(device.address) {
+                        found = device
+                        return true
+                    }
+                    return false
+                }
+                central.perform(.stopScan, id: id + 1)
+                _ = Self.run(peripheral, central, seconds: 5) { central.result(id + 1) != nil }
+                return found
+            }
+
+            // A private address, and after the rotation another one; neither is the identity.
+            let first = try #require(scan(excluding: [], id: 3))
+            #expect(first.address.randomKind == .resolvablePrivate && first.address != identity)
+            let second = try #require(scan(excluding: [first.address], id: 5))
+            #expect(second.address.randomKind == .resolvablePrivate && second.address != identity)
+            #expect(second.identityAddress == nil, "no bond yet: nothing resolves it")
+
+            // Pairing over a private address: both sides' f5/f6 take the address on the link.
+            central.perform(.connect(second.address, LEConnectionParameters()), id: 7)
+            #expect(Self.run(peripheral, central, seconds: 15) { central.result(7) != nil })
+            guard case .success(.connected(let link))? = central.result(7) else {
+                Issue.record("connect: \(String(describing: central.result(7)))")
+                return
+            }
+            central.perform(.pair(connection: link.handle), id: 8)
+            #expect(Self.run(peripheral, central, seconds: 15) { central.result(8) != nil })
+            #expect(central.result(8) == .success(.secured(.encryptedUnauthenticated)))
+            let bond = try #require(EngineSecurityBumbleTests.pairedEvent(central))
+            #expect(bond.peerKeys.identityResolvingKey == irk && bond.peerKeys.identityAddress == identity.smpForm)
+            central.perform(.disconnect(handle: link.handle, reason: .remoteUserTerminatedConnection), id: 9)
+            #expect(Self.run(peripheral, central, seconds: 10) { central.result(9) != nil })
+
+            // Advertising again, from a newer private address that the bond resolves.
+            let third = try #require(scan(excluding: [first.address, second.address], id: 10))
+            #expect(third.address.randomKind == .resolvablePrivate)
+            #expect(third.identityAddress == identity)
+            central.perform(.connect(identity, LEConnectionParameters()), id: 12)
+            #expect(Self.run(peripheral, central, seconds: 15) { central.result(12) != nil })
+            guard case .success(.connected(let again))? = central.result(12) else {
+                Issue.record("connect by identity: \(String(describing: central.result(12)))")
+                return
+            }
+            #expect(again.identityAddress == identity && again.peer.randomKind == .resolvablePrivate)
+            central.perform(.encrypt(connection: again.handle), id: 13)
+            #expect(Self.run(peripheral, central, seconds: 10) { central.result(13) != nil })
+            #expect(central.result(13) == .success(.secured(.encryptedUnauthenticated)))
+            #expect(central.events.filter { if case .paired = $0 { return true }; return false }.count == 1)
         }
     }
 }
