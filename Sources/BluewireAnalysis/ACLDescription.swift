@@ -6,7 +6,8 @@ import BluewireHCI
 enum ACLDescription {
     static func describe(
         _ packet: ArraySlice<UInt8>, direction: PacketDirection, recordIndex: Int,
-        reassembler: inout CaptureL2CAPReassembler, into d: inout PacketDescription
+        reassembler: inout CaptureL2CAPReassembler, channels: inout CreditBasedChannelTracker,
+        into d: inout PacketDescription
     ) {
         let header: ACLPacket
         do {
@@ -39,11 +40,14 @@ enum ACLDescription {
             if pdu.isReassembled {
                 d.add("reassembled_from", pdu.firstRecordIndex)
             }
-            describeL2CAP(pdu, into: &d)
+            describeL2CAP(pdu, handle: header.handle, outbound: direction == .hostToController, channels: &channels, into: &d)
         }
     }
 
-    static func describeL2CAP(_ pdu: CaptureL2CAPReassembler.PDU, into d: inout PacketDescription) {
+    static func describeL2CAP(
+        _ pdu: CaptureL2CAPReassembler.PDU, handle: UInt16, outbound: Bool,
+        channels: inout CreditBasedChannelTracker, into d: inout PacketDescription
+    ) {
         guard let channel = pdu.channelID else {
             d.fail(DecodeError(.truncated(needed: 4, available: pdu.bytes.count), layer: "l2cap",
                                field: "Basic L2CAP header", offset: 0))
@@ -62,10 +66,39 @@ enum ACLDescription {
             ATTDescription.describe(payload, into: &d)
         case 0x0005, 0x0001:
             L2CAPSignalingDescription.describe(payload, leChannel: channel == 0x0005, into: &d)
+            if channel == 0x0005 {
+                channels.signaling(payload, handle: handle, outbound: outbound, record: d.index)
+            }
         case 0x0006, 0x0007:
             SMPDescription.describe(payload, into: &d)
+        case 0x0040...0x007F:
+            guard let frame = channels.kFrame(payload, handle: handle, cid: channel, outbound: outbound) else {
+                fallthrough
+            }
+            describeKFrame(frame, payload, into: &d)
         default:
             d.say("L2CAP data")
+            d.add("data", hexString(payload.prefix(32)) + (payload.count > 32 ? "..." : ""))
+        }
+    }
+
+    /// A K-frame of a credit based channel (Core Vol 3 Part A §3.4.3): the SDU length when it starts
+    /// an SDU; an Enhanced ATT bearer's SDU (SPSM 0x0027) is an ATT PDU, described as on CID 0x0004.
+    static func describeKFrame(_ frame: CreditBasedChannelTracker.KFrame, _ payload: ArraySlice<UInt8>, into d: inout PacketDescription) {
+        let eatt = frame.channel.psm == 0x0027
+        d.say((eatt ? "EATT K-frame" : "LE credit based K-frame") + " (SPSM 0x" + hex(frame.channel.psm, width: 4) + ")")
+        d.addHex("spsm", frame.channel.psm, shown: false)
+        if let length = frame.sduLength {
+            d.add("sdu_length", length)
+            let information = payload.dropFirst(2)
+            if eatt, frame.completesSDU, information.count == length {
+                ATTDescription.describe(information, into: &d)
+                return
+            }
+            d.say(frame.completesSDU ? "SDU" : "SDU start")
+            d.add("data", hexString(information.prefix(32)) + (information.count > 32 ? "..." : ""))
+        } else {
+            d.say(frame.completesSDU ? "SDU end" : "SDU continuation")
             d.add("data", hexString(payload.prefix(32)) + (payload.count > 32 ? "..." : ""))
         }
     }

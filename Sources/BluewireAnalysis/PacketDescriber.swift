@@ -12,6 +12,8 @@ public struct PacketDescriber: Sendable {
     var firstTimestamp: Int64?
     var previousTimestamp: Int64?
     var reassembler = CaptureL2CAPReassembler()
+    /// Credit based channels opened so far, to tell their K-frames apart.
+    var channels = CreditBasedChannelTracker()
 
     /// How the time column reads.
     public enum TimeFormat: Sendable, Equatable {
@@ -86,7 +88,7 @@ public struct PacketDescriber: Sendable {
                 var d = PacketDescription(index: record.index, relativeTime: relative, direction: record.direction,
                                           kind: "ACL")
                 ACLDescription.describe(packet.payload, direction: record.direction, recordIndex: record.index,
-                                        reassembler: &reassembler, into: &d)
+                                        reassembler: &reassembler, channels: &channels, into: &d)
                 return d
             case .sco, .iso:
                 var d = PacketDescription(index: record.index, relativeTime: relative, direction: record.direction,

@@ -49,6 +49,8 @@ public struct AnalyzedConnection: Sendable {
     public var aclDecodeErrors = 0
     public var reassemblyErrors = 0
     public var attDecodeErrors = 0
+    /// Credit based channels on this link (LE CoC, enhanced, EATT bearers), in the order they opened.
+    public var channels: [CreditBasedChannelTracker.Channel] = []
 
     /// The peer's GATT server (the local device was the client).
     public var peerServer = ObservedGATTServer(side: .peer)

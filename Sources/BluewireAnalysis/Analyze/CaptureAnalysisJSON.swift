@@ -119,6 +119,10 @@ extension AnalyzedConnection {
         w.field("reassembly", reassemblyErrors)
         w.field("att", attDecodeErrors)
         w.endObject()
+        w.key("channels")
+        w.beginArray()
+        for channel in channels { channel.writeJSON(to: &w) }
+        w.endArray()
         w.key("servers")
         w.beginArray()
         for server in [peerServer, localServer] where !server.table.isEmpty || !server.activity.isEmpty {

@@ -102,6 +102,7 @@ extension AnalyzedConnection {
         if errors > 0 {
             out += "  errors: \(aclDecodeErrors) ACL, \(reassemblyErrors) reassembly, \(attDecodeErrors) ATT\n"
         }
+        for channel in channels { out += channel.text }
         for server in [peerServer, localServer] where !server.table.isEmpty || !server.activity.isEmpty {
             out += server.text
         }

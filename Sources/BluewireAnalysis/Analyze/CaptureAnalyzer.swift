@@ -17,6 +17,8 @@ public struct CaptureAnalyzer: Sendable {
     /// One reassembler per direction: each keeps partial PDUs per handle (Core Vol 4 Part E §5.4.2).
     var outboundReassembler = L2CAPReassembler()
     var inboundReassembler = L2CAPReassembler()
+    /// Credit based channels (LE CoC, enhanced, EATT bearers), tagged with their connection's index.
+    var channels = CreditBasedChannelTracker()
 
     /// Records seen, HCI packets among them, and packets that failed to decode and belong to no connection.
     public private(set) var recordCount = 0
@@ -29,7 +31,11 @@ public struct CaptureAnalyzer: Sendable {
 
     /// The analysis so far.
     public var analysis: CaptureAnalysis {
-        CaptureAnalysis(
+        var connections = self.connections
+        for channel in channels.channels where connections.indices.contains(channel.tag) {
+            connections[channel.tag].channels.append(channel)
+        }
+        return CaptureAnalysis(
             connections: connections, recordCount: recordCount, packetCount: packetCount,
             decodeErrors: decodeErrors, failedConnectionAttempts: failedConnectionAttempts)
     }
@@ -99,6 +105,7 @@ public struct CaptureAnalyzer: Sendable {
             connections[i].closedAtRecord = record.index
             connections[i].disconnectReason = disconnection.reason
             close(handle: disconnection.connectionHandle)
+            channels.disconnected(handle: disconnection.connectionHandle, record: record.index)
         case .unknown(let code, let parameters) where code.rawValue == 0x03:
             classicConnectionComplete(parameters, record: record)
         default:
@@ -166,6 +173,13 @@ public struct CaptureAnalyzer: Sendable {
         }
         if pdu.channelID == .att {
             connections[i].analyzeATT(pdu.payload, direction: record.direction)
+        } else if pdu.channelID == .leSignaling {
+            channels.signaling(pdu.payload, handle: packet.handle, outbound: outbound, record: record.index, tag: i)
+        } else if pdu.channelID.isDynamic,
+                  let frame = channels.kFrame(pdu.payload, handle: packet.handle, cid: pdu.channelID.rawValue, outbound: outbound),
+                  frame.channel.psm == 0x0027, frame.completesSDU, let length = frame.sduLength, pdu.payload.count == length + 2 {
+            // An Enhanced ATT bearer's SDU is an ATT PDU (Core Vol 3 Part G §5.3.2): counted like CID 0x0004's.
+            connections[i].analyzeATT(pdu.payload.dropFirst(2), direction: record.direction)
         }
     }
 
