@@ -25,7 +25,8 @@ Central commands (one JSON object per line):
     {"op": "send", "channel": INDEX, "data": HEX}       write one SDU on a channel
     {"op": "close", "channel": INDEX}                   -> {"closed": INDEX}
     {"op": "stream", "channel": INDEX, "seed": S, "octets": N, "mtu": M}
-        write the SDUs of mixed_sdus(S, N, M) (both roles)  -> {"streamed": SDUS, "octets": N}
+        write the SDUs of mixed_sdus(S, N, M), each once the last went out (bumble would join queued
+        writes into one SDU), both roles                  -> {"streamed": SDUS, "octets": N}
     {"op": "eatt", "count": N}                          open N EATT bearers to the peer's GATT server
         -> {"eatt": N, "mtu": [..]}
     {"op": "eatt_read", "bearer": I, "handles": [H, ...]}   read each handle, all at once
@@ -131,7 +132,9 @@ class Peer:
         elif op == 'stream':
             channel, count = self.channels[request['channel']], 0
             for sdu in mixed_sdus(request['seed'], request['octets'], request['mtu']):
+                # bumble joins what waits in its queue into SDUs of up to the peer's MTU: one at a time.
                 channel.write(sdu)
+                await channel.drain()
                 count += 1
             self.event({'streamed': count, 'octets': request['octets']})
         elif op == 'close':
