@@ -69,3 +69,15 @@ public struct HostChannelBacklog: Hashable, Sendable {
         self.queuedACLPackets = queuedACLPackets
     }
 }
+
+/// When the credits of a received SDU go back to the peer (Core Vol 3 Part A §10.1: the receiver
+/// grants credits with LE Flow Control Credit Ind, §4.24, as it makes room).
+public enum HostChannelCreditReturn: Hashable, Sendable {
+    /// As the engine hands the SDU over (`.channelSDU`): the peer is paced by the link only, and
+    /// an application slower than the link buffers without bound.
+    case onDelivery
+    /// When the application says it consumed the SDU (`.consumedSDUs`): a slow reader slows the
+    /// peer, and SDUs delivered but not consumed never exceed the initial credits' worth of
+    /// K-frames (back-pressure, bounded memory per channel).
+    case onConsumption
+}

@@ -13,12 +13,14 @@ extension HostEngine {
     /// nobody registered is refused with "SPSM not supported"). SPSM 0x0027 (EATT) serves ATT on
     /// every enhanced channel opened to it (Vol 3 Part G §5.3.2).
     mutating func registerChannelServer(
-        _ id: HostRequestID, _ spsm: SPSM, _ parameters: CreditBasedChannelParameters, _ security: L2CAPSecurityRequirement
+        _ id: HostRequestID, _ spsm: SPSM, _ parameters: CreditBasedChannelParameters, _ security: L2CAPSecurityRequirement,
+        _ creditReturn: HostChannelCreditReturn
     ) {
         guard spsm.isValid else { return complete(id, .failure(.channel(.invalidPSM(spsm)))) }
         guard channelServices[spsm] == nil else { return complete(id, .failure(.channel(.psmAlreadyRegistered(spsm)))) }
         let service = CreditBasedChannelManager.Service(parameters: parameters, security: security)
         channelServices[spsm] = service
+        if creditReturn == .onConsumption { consumptionPacedServices.insert(spsm) }
         for index in links.indices { try? links.values[index].channels.manager.register(psm: spsm, service: service) }
         complete(id, .success(.done))
     }
@@ -26,6 +28,7 @@ extension HostEngine {
     /// Refuses new channels to `spsm` (open channels stay open).
     mutating func unregisterChannelServer(_ id: HostRequestID, _ spsm: SPSM) {
         channelServices[spsm] = nil
+        consumptionPacedServices.remove(spsm)
         for index in links.indices { links.values[index].channels.manager.unregister(psm: spsm) }
         complete(id, .success(.done))
     }
@@ -42,11 +45,15 @@ extension HostEngine {
 
     /// LE Credit Based Connection Request (§4.22); completes with the channel once the response
     /// opened it, or with why not (refused, Command Reject, RTX timeout).
-    mutating func openChannel(_ id: HostRequestID, _ handle: UInt16, _ spsm: SPSM, _ parameters: CreditBasedChannelParameters) {
+    mutating func openChannel(
+        _ id: HostRequestID, _ handle: UInt16, _ spsm: SPSM, _ parameters: CreditBasedChannelParameters,
+        _ creditReturn: HostChannelCreditReturn
+    ) {
         guard let index = links.index(forKey: handle) else { return complete(id, .failure(.unknownConnection(handle))) }
         do {
             let cid = try links.values[index].channels.manager.connect(psm: spsm, parameters: parameters, now: now)
             links.values[index].channels.openRequests[cid] = id
+            if creditReturn == .onConsumption { links.values[index].channels.heldCredits[cid] = [] }
         } catch {
             return complete(id, .failure(.channel(error)))
         }
@@ -130,6 +137,24 @@ extension HostEngine {
         } catch {
             return complete(id, .failure(.channel(error)))
         }
+        drainChannels(handle: handle)
+        complete(id, .success(.done))
+    }
+
+    /// The application consumed `count` SDUs of a `.onConsumption` channel: the K-frames they took
+    /// go back to the peer as credits (§4.24, batched by the channel manager). Counting more SDUs than
+    /// were delivered releases only those delivered.
+    mutating func consumedSDUs(_ id: HostRequestID, _ handle: UInt16, _ cid: UInt16, _ count: Int) {
+        guard let index = links.index(forKey: handle) else { return complete(id, .failure(.unknownConnection(handle))) }
+        guard var held = links.values[index].channels.heldCredits[cid] else {
+            return complete(id, .failure(.channel(.unknownChannel(cid))))
+        }
+        let taken = min(max(count, 0), held.count)
+        var kFrames = 0
+        for frames in held.prefix(taken) { kFrames += frames }
+        held.removeFirst(taken)
+        links.values[index].channels.heldCredits[cid] = held
+        links.values[index].channels.manager.releaseCredits(kFrames, on: cid)
         drainChannels(handle: handle)
         complete(id, .success(.done))
     }

@@ -95,7 +95,11 @@ extension HostEngine {
         guard let index = links.index(forKey: handle), let open = links.values[index].channels.manager.channel(cid) else { return }
         let channel = HostChannel(connection: handle, open)
         // Enhanced ATT: an enhanced channel on 0x0027, either side's, is an ATT bearer (HostEngine+EATT).
-        if channel.psm == .eatt && channel.isEnhanced { openEATTBearer(channel) }
+        if channel.psm == .eatt && channel.isEnhanced {
+            openEATTBearer(channel)
+        } else if !initiatedLocally && consumptionPacedServices.contains(channel.psm) {
+            links.values[index].channels.heldCredits[cid] = []
+        }
         emit(.channelOpened(channel))
         guard initiatedLocally else { return }
         if let id = links.values[index].channels.openRequests.removeValue(forKey: cid) {
@@ -106,6 +110,7 @@ extension HostEngine {
 
     mutating func channelConnectionFailed(_ cid: UInt16, _ reason: CreditBasedConnectionFailure, handle: UInt16) {
         guard let index = links.index(forKey: handle) else { return }
+        links.values[index].channels.heldCredits[cid] = nil
         if let id = links.values[index].channels.openRequests.removeValue(forKey: cid) {
             return complete(id, .failure(.channelRefused(reason)))
         }
@@ -162,9 +167,17 @@ extension HostEngine {
         emit(.channelClosed(connection: handle, cid: cid, reason: reason))
     }
 
-    /// Complete SDUs are handed over at once, which returns their credits to the peer (§10.1): an
-    /// EATT channel's to its ATT bearer, any other's as `.channelSDU`.
+    /// Complete SDUs are handed over at once: an EATT channel's to its ATT bearer, any other's as
+    /// `.channelSDU`. Their credits go back to the peer at once (§10.1), or, on a channel whose
+    /// credits return `.onConsumption`, when the application says it consumed them.
     mutating func deliverSDUs(_ cid: UInt16, handle: UInt16) {
+        if links[handle]?.channels.heldCredits[cid] != nil {
+            while let index = links.index(forKey: handle), let sdu = links.values[index].channels.manager.takeSDU(on: cid) {
+                links.values[index].channels.heldCredits[cid]?.append(sdu.kFrames)
+                emit(.channelSDU(connection: handle, cid: cid, sdu: sdu.bytes))
+            }
+            return
+        }
         while let index = links.index(forKey: handle), let sdu = links.values[index].channels.manager.readSDU(on: cid) {
             if links.values[index].channels.eattBearers[cid] != nil {
                 receiveEATT(sdu, cid: cid, handle: handle)

@@ -42,12 +42,14 @@ extension HostEngine {
     mutating func advanceChannelTimers() {}
 
     mutating func registerChannelServer(
-        _ id: HostRequestID, _ spsm: SPSM, _ parameters: CreditBasedChannelParameters, _ security: L2CAPSecurityRequirement
+        _ id: HostRequestID, _ spsm: SPSM, _ parameters: CreditBasedChannelParameters, _ security: L2CAPSecurityRequirement,
+        _ creditReturn: HostChannelCreditReturn
     ) { complete(id, .failure(.notSupported)) }
     mutating func unregisterChannelServer(_ id: HostRequestID, _ spsm: SPSM) { complete(id, .failure(.notSupported)) }
-    mutating func openChannel(_ id: HostRequestID, _ handle: UInt16, _ spsm: SPSM, _ parameters: CreditBasedChannelParameters) {
-        complete(id, .failure(.notSupported))
-    }
+    mutating func openChannel(
+        _ id: HostRequestID, _ handle: UInt16, _ spsm: SPSM, _ parameters: CreditBasedChannelParameters,
+        _ creditReturn: HostChannelCreditReturn
+    ) { complete(id, .failure(.notSupported)) }
     mutating func openEnhancedChannels(
         _ id: HostRequestID, _ handle: UInt16, _ spsm: SPSM, _ count: Int, _ parameters: CreditBasedChannelParameters
     ) { complete(id, .failure(.notSupported)) }
@@ -56,6 +58,9 @@ extension HostEngine {
     }
     mutating func closeChannel(_ id: HostRequestID, _ handle: UInt16, _ cid: UInt16) { complete(id, .failure(.notSupported)) }
     mutating func giveCredits(_ id: HostRequestID, _ handle: UInt16, _ cid: UInt16, _ credits: Int) {
+        complete(id, .failure(.notSupported))
+    }
+    mutating func consumedSDUs(_ id: HostRequestID, _ handle: UInt16, _ cid: UInt16, _ count: Int) {
         complete(id, .failure(.notSupported))
     }
     mutating func gattOnEATT(_ id: HostRequestID, _ handle: UInt16, _ cid: UInt16, _ operation: GATTClientRequest) {

@@ -64,6 +64,8 @@ public struct HostEngine: Sendable {
     #if !BLUEWIRE_NO_CHANNELS
     /// SPSMs every link accepts credit based channels on (HostEngine+ChannelRequests).
     var channelServices: [SPSM: CreditBasedChannelManager.Service] = [:]
+    /// The registered SPSMs whose channels return credits `.onConsumption`.
+    var consumptionPacedServices: Set<SPSM> = []
     #endif
 
     // Roles.
@@ -211,14 +213,17 @@ public struct HostEngine: Sendable {
         case .notify(let valueHandle, let value, let connection): notify(id, valueHandle, value, connection)
         case .indicate(let valueHandle, let value, let connection): indicate(id, valueHandle, value, connection)
         case .gatt(let connection, let operation): gattClient(id, connection, operation)
-        case .registerServer(let spsm, let parameters, let security): registerChannelServer(id, spsm, parameters, security)
+        case .registerServer(let spsm, let parameters, let security, let creditReturn):
+            registerChannelServer(id, spsm, parameters, security, creditReturn)
         case .unregisterServer(let spsm): unregisterChannelServer(id, spsm)
-        case .openChannel(let connection, let spsm, let parameters): openChannel(id, connection, spsm, parameters)
+        case .openChannel(let connection, let spsm, let parameters, let creditReturn):
+            openChannel(id, connection, spsm, parameters, creditReturn)
         case .openEnhancedChannels(let connection, let spsm, let count, let parameters):
             openEnhancedChannels(id, connection, spsm, count, parameters)
         case .sendSDU(let connection, let cid, let sdu): sendSDU(id, connection, cid, sdu)
         case .closeChannel(let connection, let cid): closeChannel(id, connection, cid)
         case .giveCredits(let connection, let cid, let credits): giveCredits(id, connection, cid, credits)
+        case .consumedSDUs(let connection, let cid, let count): consumedSDUs(id, connection, cid, count)
         case .gattOnEATT(let connection, let cid, let operation): gattOnEATT(id, connection, cid, operation)
         case .reconfigureChannels(let connection, let cids, let mtu, let mps): reconfigureChannels(id, connection, cids, mtu, mps)
         case .pair(let connection): pair(id, connection)

@@ -31,11 +31,17 @@ public enum HostRequest: Hashable, Sendable {
     /// Accept credit based channels to `spsm` on every link (Core Vol 3 Part A §4.22, §4.25) with
     /// these receive parameters, if the link meets `security`. SPSM 0x0027 makes every enhanced
     /// channel to it an EATT bearer served by the GATT server (Vol 3 Part G §5.3.2).
-    case registerServer(spsm: SPSM, parameters: CreditBasedChannelParameters, security: L2CAPSecurityRequirement)
+    /// `creditReturn` says when the credits of SDUs received on these channels go back to the peer.
+    case registerServer(
+        spsm: SPSM, parameters: CreditBasedChannelParameters, security: L2CAPSecurityRequirement,
+        creditReturn: HostChannelCreditReturn = .onDelivery)
     /// Stop accepting channels to `spsm` (open ones stay open).
     case unregisterServer(spsm: SPSM)
-    /// Open an LE Credit Based channel (§4.22); completes with `.channelOpened`.
-    case openChannel(connection: UInt16, spsm: SPSM, parameters: CreditBasedChannelParameters)
+    /// Open an LE Credit Based channel (§4.22); completes with `.channelOpened`. `creditReturn` says
+    /// when the credits of SDUs received on it go back to the peer.
+    case openChannel(
+        connection: UInt16, spsm: SPSM, parameters: CreditBasedChannelParameters,
+        creditReturn: HostChannelCreditReturn = .onDelivery)
     /// Open 1–5 Enhanced Credit Based channels in one request (§4.25); completes with `.channelsOpened`.
     case openEnhancedChannels(connection: UInt16, spsm: SPSM, count: Int, parameters: CreditBasedChannelParameters)
     /// Send an SDU (at most the peer's MTU) on a channel; it waits for credits as needed (§10.1) and
@@ -45,6 +51,9 @@ public enum HostRequest: Hashable, Sendable {
     case closeChannel(connection: UInt16, cid: UInt16)
     /// Grant the peer more credits on a channel (LE Flow Control Credit Ind, §4.24).
     case giveCredits(connection: UInt16, cid: UInt16, credits: Int)
+    /// The application consumed the oldest `count` SDUs delivered (`.channelSDU`) on a channel whose
+    /// credits return `.onConsumption`: the K-frames they took are credited back to the peer (§10.1).
+    case consumedSDUs(connection: UInt16, cid: UInt16, count: Int)
     /// A GATT client operation on an Enhanced ATT bearer (an enhanced channel on SPSM 0x0027,
     /// Core Vol 3 Part G §5.3.2), queued behind that bearer's earlier ones; bearers run in parallel.
     case gattOnEATT(connection: UInt16, cid: UInt16, GATTClientRequest)

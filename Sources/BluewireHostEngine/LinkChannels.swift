@@ -32,6 +32,9 @@ struct LinkChannels: Sendable {
     var eattBearers: [UInt16: ATTBearer] = [:]
     /// GATT client operations per EATT bearer, the head one in progress (HostEngine+EATTClient).
     var eattClientOperations: [UInt16: [ClientOperation]] = [:]
+    /// Channels whose credits return `.onConsumption`: per channel, the K-frames each SDU delivered
+    /// and not yet consumed took, oldest first (at most the initial credits' worth in all).
+    var heldCredits: [UInt16: [Int]] = [:]
 
     init(role: HostLinkRole) {
         manager = CreditBasedChannelManager(role: role == .central ? .central : .peripheral)
@@ -40,6 +43,7 @@ struct LinkChannels: Sendable {
     /// A channel closed: drops its bearer and returns the requests still waiting on it.
     mutating func forget(_ cid: UInt16) -> ClosedChannelRequests {
         eattBearers[cid] = nil
+        heldCredits[cid] = nil
         return ClosedChannelRequests(
             sends: sendRequests.removeValue(forKey: cid) ?? [], closes: closeRequests.removeValue(forKey: cid) ?? [],
             operations: (eattClientOperations.removeValue(forKey: cid) ?? []).map { $0.id })

@@ -101,6 +101,26 @@ extension CreditBasedChannelManager {
         return sdu.bytes
     }
 
+    /// Takes the oldest complete SDU and keeps its credits back: they return to the peer only when
+    /// `releaseCredits(_:on:)` says the application consumed it. A slow reader thus slows the peer
+    /// (§10.1 back-pressure) and the SDUs held outside the manager stay within the
+    /// `initialReceiveCredits` K-frames the peer may have in flight.
+    public mutating func takeSDU(on localCID: UInt16) -> (bytes: [UInt8], kFrames: Int)? {
+        guard var channel = channels[localCID], let sdu = channel.popReceived() else { return nil }
+        channels[localCID] = channel
+        return (sdu.bytes, sdu.kFrames)
+    }
+
+    /// Returns the credits of `kFrames` K-frames taken with `takeSDU(on:)` whose SDUs the
+    /// application consumed (LE Flow Control Credit Ind, §4.24, once half the initial credits are
+    /// due or the peer has none left). Nothing happens on a channel no longer open.
+    public mutating func releaseCredits(_ kFrames: Int, on localCID: UInt16) {
+        guard kFrames > 0, var channel = channels[localCID], channel.state == .open else { return }
+        channel.creditsToReturn += kFrames
+        channels[localCID] = channel
+        returnCredits(localCID)
+    }
+
     mutating func returnCredits(_ localCID: UInt16) {
         guard var channel = channels[localCID], channel.state == .open, channel.creditsToReturn > 0 else { return }
         let threshold = max(1, channel.initialReceiveCredits / 2)

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Bluewire
 
-/// The channel options `l2cap send` and `l2cap listen` share: the SPSM and our receive MTU and MPS
+/// The channel options of `l2cap send`: the SPSM and our receive MTU and MPS
 /// (Core Vol 3 Part A §4.22: MTU 23-65535, MPS 23-65533).
 struct L2CAPChannelOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The SPSM (0x0080-0x00FF dynamic, or a SIG one), hex with 0x or decimal.", valueName: "psm"))

@@ -2,15 +2,16 @@ import ArgumentParser
 import Bluewire
 import Foundation
 
-/// `bluewire l2cap send ADDR --psm P`: an LE Credit Based Connection (Core Vol 3 Part A §4.22,
-/// §10.1) to a peripheral's L2CAP server, SDUs sent as fast as credits allow, optionally checked as
-/// the peer echoes them; goodput reported. Runs on `EngineHost` (the channels live in the host
-/// engine); see Docs/CommandLine.md.
+/// `bluewire l2cap`: credit based L2CAP channels (Core Vol 3 Part A §4.22, §10.1) on `EngineHost`.
+/// `connect`/`listen` are netcat over a channel (L2CAPConnectCommand, L2CAPListenCommand); `send`
+/// opens an LE Credit Based Connection to a peripheral's L2CAP server, sends SDUs as fast as
+/// credits allow, optionally checked as the peer echoes them, and reports goodput. See
+/// Docs/CommandLine.md.
 struct L2CAPCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "l2cap",
-        abstract: "Credit based L2CAP channels (LE CoC).",
-        subcommands: [L2CAPSendCommand.self, L2CAPListenCommand.self]
+        abstract: "Credit based L2CAP channels (LE CoC): netcat-style connect/listen, goodput with send.",
+        subcommands: [L2CAPConnectCommand.self, L2CAPListenCommand.self, L2CAPSendCommand.self]
     )
 }
 

@@ -2,107 +2,116 @@ import ArgumentParser
 import Bluewire
 import Foundation
 
-/// `bluewire l2cap listen --psm P`: the peripheral side. Advertises (connectable, with `--name`),
-/// accepts LE credit based channels and enhanced ones (Core Vol 3 Part A §4.22, §4.25) on SPSM P,
-/// and echoes every SDU back (`--echo`) or just reports it, until SIGINT/SIGTERM or `--count` SDUs.
+/// `bluewire l2cap listen PSM`: the peripheral side of `l2cap connect`. Advertises (connectable,
+/// `--name`), accepts the first LE credit based channel (Core Vol 3 Part A §4.22, §4.25) a central
+/// opens to PSM and runs it like netcat (or `--echo`s every SDU), then stops.
 struct L2CAPListenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listen",
-        abstract: "Advertise and accept credit based channels on an SPSM; print (or echo) every SDU.",
+        abstract: "Advertise, accept one credit based channel on an SPSM: stdin to SDUs, SDUs to stdout.",
         discussion: """
-            One line per event on stdout: `channel 0x0040 opened (peer MTU 512, MPS 100)`, \
-            `sdu 0x0040 300 octets 00000000...` (the first 16 octets), `channel 0x0040 closed`. \
-            Stops on SIGINT/SIGTERM (status 130) or after --count SDUs (status 0), disconnecting every central.
+            Advertises NAME and waits for a central to connect and open a channel to PSM; the first channel \
+            is accepted, advertising stops and later requests are refused (SPSM not supported). Then stdin \
+            goes to the channel and the channel to stdout exactly as with `l2cap connect` (--lines, --json); \
+            with --echo every SDU received is also sent back and stdin is not read. Ends when the channel \
+            closes (status 0: by the central, or by us at end of input), on an error (status 1, the reason \
+            by name) or on SIGINT/SIGTERM (status 130), with advertising off and every central disconnected.
             """
     )
 
+    @Argument(help: ArgumentHelp("The SPSM to accept: 0x0080-0x00FF (dynamic) or a SIG one, hex with 0x or decimal.", valueName: "psm"))
+    var psm: String
+
     @OptionGroup var live: LiveOptions
 
-    @OptionGroup var channelOptions: L2CAPChannelOptions
+    @OptionGroup var options: L2CAPNetcatOptions
 
     @Option(name: .long, help: ArgumentHelp("The name to advertise.", valueName: "name"))
     var name: String = "Bluewire-L2CAP"
 
-    @Flag(name: .long, help: "Send every SDU back on its channel.")
+    @Flag(name: .long, help: "Send every SDU received back on the channel (stdin is not read).")
     var echo = false
 
-    @Option(name: .long, help: ArgumentHelp("Stop after this many SDUs.", valueName: "count"))
-    var count: Int?
-
-    var spsm: SPSM? { channelOptions.spsm }
-    var psm: String { channelOptions.psm }
-    var mtu: Int { channelOptions.mtu }
-    var mps: Int { channelOptions.mps }
-
     func validate() throws {
-        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        guard parseSPSM(psm) != nil else { throw ValidationError("invalid PSM \(psm): expected a number such as 0x0080") }
     }
 
     func run() async throws {
-        guard let spsm else { throw ValidationError("invalid --psm") }
+        guard let spsm = parseSPSM(psm) else { throw ValidationError("invalid PSM") }
         let host: EngineHost
         do {
             host = try await live.startEngineHost(connectionTimeout: .seconds(10))
         } catch {
             fail("\(error)")
         }
-        let listener = L2CAPListener(host: host)
-        let interrupts = CommandInterrupts { Task { await listener.stop(status: 130) } }
+        let session = L2CAPListenSession(host: host)
+        let interrupts = CommandInterrupts { Task { await session.stop(status: 130) } }
         defer { interrupts.cancel() }
         let events = await host.events()
+        let json = options.json
+        let watcher = Task {
+            for await event in events {
+                switch event {
+                case .connected(let connection):
+                    await session.connected(connection.handle)
+                    if json { say(JSONLine.make(["event": "connected", "address": "\(connection.peer)"])) } else { note("connected \(connection.peer)") }
+                case .disconnected(let handle, let reason):
+                    await session.disconnected(handle)
+                    if json { say(JSONLine.make(["event": "disconnected", "reason": "\(reason)"])) } else { note("disconnected: \(reason)") }
+                default:
+                    break
+                }
+            }
+        }
+        defer { watcher.cancel() }
         if case .failure(let error) = await host.perform(.start) {
             await host.close()
             fail("controller bring-up failed: \(error)")
         }
         _ = await host.perform(.clearControllerLeftovers)
-        let parameters = CreditBasedChannelParameters(mtu: mtu, mps: mps, initialCredits: 16)
-        if case .failure(let error) = await host.perform(.registerServer(spsm: spsm, parameters: parameters, security: .none)) {
-            await listener.stop(status: 1, message: "cannot listen on SPSM \(psm): \(error)")
+        let listener: L2CAPChannelListener
+        do {
+            listener = try await host.listen(psm: spsm, mtu: options.mtu, mps: options.mps, credits: options.credits)
+        } catch {
+            await session.stop(status: 1, message: "cannot listen on SPSM 0x\(hex(spsm.rawValue, width: 4)): \(error)")
         }
         if case .failure(let error) = await host.perform(.startAdvertising(.named(name))) {
-            await listener.stop(status: 1, message: "cannot advertise: \(error)")
+            await session.stop(status: 1, message: "cannot advertise: \(error)")
         }
-        say("listening on SPSM 0x\(hex(spsm.rawValue, width: 4)) as \(name) (\(await host.localAddress))")
-        var sdus = 0
-        for await event in events {
-            switch event {
-            case .connected(let connection):
-                await listener.connected(connection.handle)
-                say("connected \(connection.peer)")
-            case .disconnected(let handle, let reason):
-                await listener.disconnected(handle)
-                say("disconnected 0x\(hex(handle, width: 4)): \(reason)")
-            case .channelOpened(let channel):
-                say("channel 0x\(hex(channel.cid, width: 4)) opened (peer MTU \(channel.peerMTU), MPS \(channel.peerMPS)\(channel.isEnhanced ? ", enhanced" : ""))")
-            case .channelSDU(let connection, let cid, let sdu):
-                sdus += 1
-                say("sdu 0x\(hex(cid, width: 4)) \(sdu.count) octets \(hexString(sdu.prefix(16)))\(sdu.count > 16 ? "..." : "")")
-                if echo { _ = await host.perform(.sendSDU(connection: connection, cid: cid, sdu)) }
-            case .channelClosed(_, let cid, let reason):
-                say("channel 0x\(hex(cid, width: 4)) closed: \(reason)")
-            default:
-                break
-            }
-            if let count, sdus >= count { await listener.stop(status: 0) }
+        let address = await host.localAddress
+        if json {
+            say(JSONLine.make(["event": "listening", "psm": Int(spsm.rawValue), "name": name, "address": "\(address)"]))
+        } else {
+            note("listening on SPSM 0x\(hex(spsm.rawValue, width: 4)) as \(name) (\(address))")
         }
-        await listener.stop(status: 1, message: "the controller went away")
+        var channels = listener.makeAsyncIterator()
+        guard let channel = await channels.next() else {
+            await session.stop(status: 1, message: "the controller went away")
+        }
+        // One channel, as netcat takes one connection: later requests are refused.
+        await listener.stop()
+        _ = await host.perform(.stopAdvertising)
+        L2CAPNetcat.opened(channel, json: json)
+        switch await L2CAPNetcat.run(channel, options: options, echo: echo) {
+        case .closed: await session.stop(status: 0)
+        case .failed(let error): await session.stop(status: 1, message: "channel 0x\(hex(channel.cid, width: 4)): \(error)")
+        }
     }
 }
 
-/// The centrals `l2cap listen` serves, and how it stops: advertising off, every link disconnected.
-actor L2CAPListener {
+/// The centrals `l2cap listen` serves, and how it stops: advertising off, every link
+/// disconnected, the host closed.
+actor L2CAPListenSession {
     let host: EngineHost
     var links: Set<UInt16> = []
+    var stopping = false
 
     init(host: EngineHost) { self.host = host }
 
     func connected(_ handle: UInt16) { links.insert(handle) }
     func disconnected(_ handle: UInt16) { links.remove(handle) }
 
-    var stopping = false
-
-    /// Stops once: a second caller (the event loop seeing the stream end because the first one
-    /// closed the host) waits for the first to exit with its status.
+    /// Stops once: a second caller (SIGINT while stopping) waits for the first to exit.
     func stop(status: Int32, message: String? = nil) async -> Never {
         if stopping {
             while true { try? await Task.sleep(for: .seconds(3600)) }

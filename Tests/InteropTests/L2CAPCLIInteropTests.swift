@@ -44,7 +44,7 @@ struct L2CAPCLIInteropTests {
 }
 
 extension L2CAPCLIInteropTests {
-    @Test("l2cap listen --echo: a bumble central opens a channel, its 300-octet SDU comes back; SIGINT stops with 130")
+    @Test("l2cap listen --echo --json: a bumble central opens a channel, its 300-octet SDU comes back; SIGINT stops with 130")
     func listenEchoesToABumbleCentral() async throws {
         let own = "C4:5A:17:00:CC:01"
         try await withBumblePeer([.tcp], arguments: ["--central", own], script: "bumble_coc.py") { peer in
@@ -53,11 +53,11 @@ extension L2CAPCLIInteropTests {
             let collector = Task { for await line in stream { lines.withLock { $0.append(line) } } }
             defer { collector.cancel() }
             let listener = try PeripheralProcess("bluewire", [
-                "l2cap", "listen", "--psm", "0x0080", "--echo", "--name", "bw-l2cap", "--mps", "100",
+                "l2cap", "listen", "0x0080", "--echo", "--json", "--name", "bw-l2cap", "--mps", "100",
                 "--own-address", own, "--transport", peer.transports[0],
             ])
             defer { listener.stop() }
-            try await listener.first("listening") { $0.hasPrefix("listening on SPSM 0x0080") }
+            try await listener.first("listening") { $0.contains(#""event":"listening""#) && $0.contains(#""psm":128"#) }
             peer.send(line: #"{"op": "connect"}"#)
             // bumble runs each command as it arrives: open only once connected.
             let connectDeadline = ContinuousClock.now + .seconds(10)
@@ -67,9 +67,9 @@ extension L2CAPCLIInteropTests {
             peer.send(line: #"{"op": "open", "psm": 128, "mtu": 512, "mps": 100, "credits": 8}"#)
             let sdu = (0..<300).map { UInt8(truncatingIfNeeded: $0 * 7) }
             let hex = sdu.map { String(format: "%02x", $0) }.joined()
-            try await listener.first("channel opened") { $0.contains("opened (peer MTU 512, MPS 100)") }
+            try await listener.first("channel opened") { $0.contains(#""event":"opened""#) && $0.contains(#""peer_mps":100"#) && $0.contains(#""peer_mtu":512"#) }
             peer.send(line: #"{"op": "send", "channel": 0, "data": "\#(hex)"}"#)
-            try await listener.first("the SDU") { $0.hasPrefix("sdu 0x") && $0.contains(" 300 octets ") }
+            try await listener.first("the SDU") { $0.contains(#""event":"sdu""#) && $0.contains(#""length":300"#) && $0.contains(hex) }
             let deadline = ContinuousClock.now + .seconds(10)
             var echoed = false
             while ContinuousClock.now < deadline, !echoed {

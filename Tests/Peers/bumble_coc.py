@@ -7,10 +7,15 @@ to each). One more bumble Device runs on the same link:
                               every SDU received is echoed back on its channel
       --sink                  count instead of echoing: {"received": SDUS, "octets": TOTAL} after
                               every SDU, no {"sdu"} events
+      --record PATH           keep instead of echoing: every SDU appended to PATH as a 4-octet
+                              little-endian length and its octets; {"recorded": SDUS, "octets": TOTAL}
+                              after every SDU, no {"sdu"} events (either role)
       --eatt                  also serve GATT on EATT bearers (SPSM 0x0027, bumble's register_eatt):
                               service FFF0 with FFF1 (read: cafe) and FFF2 (read, write: 100 octets
                               0..99); writes are reported as {"write": HANDLE, "value": HEX}
     --central ADDRESS         a central that waits for commands on standard input
+    --acl-length N            every controller's LE ACL data packet length (default bumble's 27;
+                              251 as with LE Data Length Extension, for bulk transfers)
 
 Central commands (one JSON object per line):
     {"op": "connect"}                                   -> {"connected": ADDRESS}
@@ -19,6 +24,9 @@ Central commands (one JSON object per line):
         -> {"channel_open": INDEX, "cid": CID, "peer_mtu": M, "peer_mps": S, "peer_credits": C} per channel
     {"op": "send", "channel": INDEX, "data": HEX}       write one SDU on a channel
     {"op": "close", "channel": INDEX}                   -> {"closed": INDEX}
+    {"op": "stream", "channel": INDEX, "seed": S, "octets": N, "mtu": M}
+        write the SDUs of mixed_sdus(S, N, M), each once the last went out (bumble would join queued
+        writes into one SDU), both roles                  -> {"streamed": SDUS, "octets": N}
     {"op": "eatt", "count": N}                          open N EATT bearers to the peer's GATT server
         -> {"eatt": N, "mtu": [..]}
     {"op": "eatt_read", "bearer": I, "handles": [H, ...]}   read each handle, all at once
@@ -44,6 +52,27 @@ from bumble.transport.common import AsyncPipeSink
 from bumble_link import emit, open_host_transport, random_static_address
 
 
+def mixed_sdus(seed, octets, mtu):
+    """SDUs of mixed sizes totalling `octets`: 1 octet, then `mtu`, then 1..mtu from an LCG
+    (state = state * 1664525 + 1013904223 mod 2**32, size = 1 + (state >> 8) % mtu), the last cut to
+    fit; SDU k holds the octets (13k + i) mod 256. Tests/BluewireHostTests mirrors it."""
+    pattern = bytes(range(256)) * (mtu // 256 + 2)
+    state, index, total = seed & 0xFFFFFFFF, 0, 0
+    while total < octets:
+        if index == 0:
+            size = 1
+        elif index == 1:
+            size = mtu
+        else:
+            state = (state * 1664525 + 1013904223) & 0xFFFFFFFF
+            size = 1 + (state >> 8) % mtu
+        size = min(size, octets - total)
+        offset = (index * 13) % 256
+        yield pattern[offset:offset + size]
+        total += size
+        index += 1
+
+
 class Peer:
     def __init__(self, device, args):
         self.device, self.args = device, args
@@ -63,6 +92,13 @@ class Peer:
         self.channels.append(channel)
 
         def on_sdu(sdu):
+            if self.args.record:
+                self.received += 1
+                self.octets += len(sdu)
+                with open(self.args.record, 'ab') as record:
+                    record.write(len(sdu).to_bytes(4, 'little') + bytes(sdu))
+                self.event({'recorded': self.received, 'octets': self.octets})
+                return
             if self.args.sink:
                 self.received += 1
                 self.octets += len(sdu)
@@ -93,6 +129,14 @@ class Peer:
                 self.adopt(channel, echo=False)
         elif op == 'send':
             self.channels[request['channel']].write(bytes.fromhex(request['data']))
+        elif op == 'stream':
+            channel, count = self.channels[request['channel']], 0
+            for sdu in mixed_sdus(request['seed'], request['octets'], request['mtu']):
+                # bumble joins what waits in its queue into SDUs of up to the peer's MTU: one at a time.
+                channel.write(sdu)
+                await channel.drain()
+                count += 1
+            self.event({'streamed': count, 'octets': request['octets']})
         elif op == 'close':
             await self.channels[request['channel']].disconnect()
         elif op == 'eatt':
@@ -149,6 +193,8 @@ async def main():
     parser.add_argument('--credits', type=int, default=8)
     parser.add_argument('--eatt', action='store_true')
     parser.add_argument('--sink', action='store_true')
+    parser.add_argument('--record', metavar='PATH')
+    parser.add_argument('--acl-length', type=int)
     args = parser.parse_args()
 
     loop = asyncio.get_running_loop()
@@ -164,11 +210,15 @@ async def main():
         controller = Controller(f'C{index}', host_source=transport.source, host_sink=transport.sink, link=link,
                                 public_address=random_static_address().to_string(False))
         controller.random_address = random_static_address()
+        if args.acl_length:
+            controller.le_acl_data_packet_length = args.acl_length
         transports.append(transport)
         controllers.append({'transport': spelling, 'address': controller.random_address.to_string(False)})
 
     controller = Controller('device', link=link)
     controller.le_features &= ~hci.LeFeatureMask.LE_EXTENDED_ADVERTISING
+    if args.acl_length:
+        controller.le_acl_data_packet_length = args.acl_length
     address = random_static_address()
     device = Device(name=args.name, address=address, host=Host(controller, AsyncPipeSink(controller)))
     await device.power_on()

@@ -35,6 +35,8 @@ public actor EngineHost {
     var timerTask: Task<Void, Never>?
     var timerDeadline: MonotonicInstant?
     var isOpen = false
+    /// The `L2CAPChannel`s and listeners the engine's channel events go to (EngineHost+Channels).
+    var channelRouter = EngineChannelRouter()
     /// Why the transport ended, if it failed; requests fail with `.notRunning` after it.
     public private(set) var transportFailure: TransportError?
 
@@ -139,6 +141,7 @@ public actor EngineHost {
             case .completed(let id, let result):
                 waiters.removeValue(forKey: id)?.resume(returning: result)
             case .event(let event):
+                channelRouter.route(event, host: self)
                 for observer in observers.values { observer.yield(event) }
             }
         }
@@ -180,6 +183,7 @@ public actor EngineHost {
         waiters.removeAll()
         for observer in observers.values { observer.finish() }
         observers.removeAll()
+        channelRouter.hostClosed()
         timerTask?.cancel()
         timerTask = nil
         outbound.finish()
