@@ -47,6 +47,7 @@ when the server computes it)}]}.
 --pairing IO:SC:MITM gives the Device bumble's Security Manager with these pairing features (see
 bumble_pairing.py for the EVENT lines it adds); centrals then also take
     {"op": "pair"}  {"op": "encrypt"}  {"op": "passkey", "value": N}
+and a peripheral takes {"op": "passkey", "value": N} (the answer to its {"passkey_wanted": true}).
 
 --disconnect-on OPCODE[:N] makes the peripheral disconnect (Remote User Terminated Connection)
 instead of answering the N-th (default first) ATT PDU with that opcode (hex, e.g. 0C for Read Blob
@@ -99,6 +100,10 @@ def conform_create_connection_cancel():
         asyncio.get_running_loop().call_soon(self.send_hci_packet, ended)
         return hci.HCI_StatusReturnParameters(hci.HCI_ErrorCode.SUCCESS)
     Controller.on_hci_le_create_connection_cancel_command = on_cancel
+
+
+# The pairing delegates of the peripheral Device (--peripheral --pairing), for passkey commands.
+PERIPHERAL_DELEGATES = []
 
 
 def emit(kind, payload):
@@ -221,7 +226,7 @@ async def run_peripheral(device, args):
     device.on('connection', lambda c: emit('EVENT', {'connected': str(c.peer_address), 'handle': c.handle}))
     if args.pairing:
         report = lambda payload: emit('EVENT', payload)
-        configure_pairing(device, args.pairing, report)
+        PERIPHERAL_DELEGATES.append(configure_pairing(device, args.pairing, report))
         device.on('connection', lambda c: watch_security(c, report))
     data = advertising_data(args)
     if args.advertising == 'extended':
@@ -346,9 +351,15 @@ def read_commands(centrals, stop):
         while b'\n' in pending:
             line, _, rest = bytes(pending).partition(b'\n')
             pending[:] = rest
-            if not line.strip() or not centrals:
+            if not line.strip():
                 continue
             request = json.loads(line)
+            if not centrals:
+                # A peripheral's passkey, typed by the test (bumble_pairing.py's passkey_wanted).
+                if request.get('op') == 'passkey':
+                    for delegate in PERIPHERAL_DELEGATES:
+                        delegate.enter(int(request['value']))
+                continue
             central = centrals[request.get('central', 0)]
             run_task(central, central.command(request))
     return on_readable
