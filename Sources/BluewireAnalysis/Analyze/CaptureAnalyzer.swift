@@ -93,7 +93,7 @@ public struct CaptureAnalyzer: Sendable {
                 recordIndex: record.index, status: update.status, txPHY: update.txPHY, rxPHY: update.rxPHY))
         case .encryptionChange(let change):
             guard change.status.isSuccess, let i = liveConnection[change.connectionHandle] else { return }
-            connections[i].encrypted = change.encryptionEnabled != 0
+            connections[i].noteEncryption(enabled: change.encryptionEnabled != 0, record: record.index)
         case .disconnectionComplete(let disconnection):
             guard disconnection.status.isSuccess, let i = liveConnection[disconnection.connectionHandle] else { return }
             connections[i].closedAtRecord = record.index
@@ -166,6 +166,8 @@ public struct CaptureAnalyzer: Sendable {
         }
         if pdu.channelID == .att {
             connections[i].analyzeATT(pdu.payload, direction: record.direction)
+        } else if pdu.channelID == .smp {
+            connections[i].analyzeSMP(pdu.payload, fromLocal: outbound, record: record.index)
         }
     }
 
