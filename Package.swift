@@ -51,7 +51,7 @@ let package = Package(
         ),
         .target(
             name: "BluewireAnalysis",
-            dependencies: ["BluewireCore", "BluewireSnoop", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT"],
+            dependencies: ["BluewireCore", "BluewireSnoop", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT", "BluewireSMP"],
             swiftSettings: strict
         ),
         .target(

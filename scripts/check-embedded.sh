@@ -15,8 +15,8 @@ modules=(
   "BluewireL2CAP:BluewireCore BluewireHCI"
   "BluewireATT:BluewireCore BluewireL2CAP"
   "BluewireGATT:BluewireCore BluewireHCI BluewireL2CAP BluewireATT"
-  "BluewireAnalysis:BluewireCore BluewireSnoop BluewireHCI BluewireL2CAP BluewireATT BluewireGATT"
   "BluewireSMP:BluewireCore"
+  "BluewireAnalysis:BluewireCore BluewireSnoop BluewireHCI BluewireL2CAP BluewireATT BluewireGATT BluewireSMP"
   "BluewireHostEngine:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT BluewireSMP"
 )
 for entry in "${modules[@]}"; do

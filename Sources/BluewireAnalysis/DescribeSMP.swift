@@ -57,6 +57,51 @@ enum SMPDescription {
         }
     }
 
+    /// IO capability names (§3.5.1 table 3.4).
+    static func ioCapabilityName(_ value: UInt8) -> String {
+        let names = ["DisplayOnly", "DisplayYesNo", "KeyboardOnly", "NoInputNoOutput", "KeyboardDisplay"]
+        return (Int(value) < names.count ? names[Int(value)] : "Reserved") + " (0x" + hex(value, width: 2) + ")"
+    }
+
+    /// AuthReq (§3.5.1 figure 3.3): the value and the flags set, e.g. `0x2d (bonding, MITM, SC, CT2)`.
+    static func authRequirementsText(_ value: UInt8) -> String {
+        var flags: [String] = []
+        switch value & 0x03 {
+        case 0x01: flags.append("bonding")
+        case 0x00: flags.append("no bonding")
+        default: flags.append("reserved bonding flags")
+        }
+        if value & 0x04 != 0 { flags.append("MITM") }
+        if value & 0x08 != 0 { flags.append("SC") }
+        if value & 0x10 != 0 { flags.append("keypress") }
+        if value & 0x20 != 0 { flags.append("CT2") }
+        if value & 0xC0 != 0 { flags.append("reserved 0x" + hex(value & 0xC0, width: 2)) }
+        return "0x" + hex(value, width: 2) + " (" + flags.joined(separator: ", ") + ")"
+    }
+
+    /// Key distribution (§3.6.1 figure 3.11), e.g. `0x07 (EncKey, IdKey, SignKey)`.
+    static func keyDistributionText(_ value: UInt8) -> String {
+        var keys: [String] = []
+        if value & 0x01 != 0 { keys.append("EncKey") }
+        if value & 0x02 != 0 { keys.append("IdKey") }
+        if value & 0x04 != 0 { keys.append("SignKey") }
+        if value & 0x08 != 0 { keys.append("LinkKey") }
+        if value & 0xF0 != 0 { keys.append("reserved 0x" + hex(value & 0xF0, width: 2)) }
+        return "0x" + hex(value, width: 2) + " (" + (keys.isEmpty ? "none" : keys.joined(separator: ", ")) + ")"
+    }
+
+    /// Pairing Request / Response (§3.5.1, §3.5.2): each field with its meaning by name.
+    static func describeFeatures(_ data: ArraySlice<UInt8>, into d: inout PacketDescription) {
+        let s = data.startIndex
+        d.add("io_capability", ioCapabilityName(data[s]))
+        d.add("oob_data_flag", data[s + 1] == 0x01 ? "present (0x01)" : data[s + 1] == 0 ? "not present (0x00)" : "reserved (0x" + hex(data[s + 1], width: 2) + ")")
+        d.add("auth_req", authRequirementsText(data[s + 2]))
+        d.add("max_encryption_key_size", Int(data[s + 3]))
+        d.add("initiator_key_distribution", keyDistributionText(data[s + 4]))
+        d.add("responder_key_distribution", keyDistributionText(data[s + 5]))
+        if data.count > 6 { d.add("trailing", hexString(data.dropFirst(6).prefix(64))) }
+    }
+
     static func describe(_ payload: ArraySlice<UInt8>, into d: inout PacketDescription) {
         guard let code = payload.first else {
             d.say("SMP (empty)")
@@ -67,6 +112,11 @@ enum SMPDescription {
         let data = payload.dropFirst()
         if code == 0x05, let reason = data.first {
             d.add("reason", (reasonName(reason) ?? "Reserved") + " (0x" + hex(reason, width: 2) + ")")
+            if data.count > 1 { d.add("trailing", hexString(data.dropFirst().prefix(64))) }
+        } else if (code == 0x01 || code == 0x02) && data.count >= 6 {
+            describeFeatures(data, into: &d)
+        } else if code == 0x0B && data.count >= 1 {
+            d.add("auth_req", authRequirementsText(data[data.startIndex]))
             if data.count > 1 { d.add("trailing", hexString(data.dropFirst().prefix(64))) }
         } else if let layout = layouts[code] {
             ParameterDecoder.decode(layout.fields, data, into: &d, layer: "smp")

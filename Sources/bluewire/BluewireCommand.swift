@@ -5,7 +5,7 @@ import ArgumentParser
 struct BluewireCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bluewire",
-        abstract: "A Bluetooth Low Energy host stack that speaks HCI directly: decode, analyze, scan, GATT, serve, replay, throughput, pair, l2cap.",
+        abstract: "A Bluetooth Low Energy host stack that speaks HCI directly: decode, analyze, scan, GATT, serve, replay, throughput, pair, bonds, l2cap.",
         version: BluewireCommand.version,
         subcommands: [
             DecodeCommand.self,
@@ -17,6 +17,7 @@ struct BluewireCommand: AsyncParsableCommand {
             ReplayCommand.self,
             ThroughputCommand.self,
             PairCommand.self,
+            BondsCommand.self,
             L2CAPCommand.self,
         ]
     )

@@ -51,10 +51,8 @@ struct PairCommand: AsyncParsableCommand {
     @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds to wait for the connection.", valueName: "seconds"))
     var connectTimeout: Double = 10
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Bond store (JSON, Docs/BondFormat.md): a peer bonded there is encrypted with its stored key instead of pairing; a new bond is saved.",
-        valueName: "file"))
-    var bonds: String?
+    /// `--keys FILE`: bonds found there are encrypted with their stored key; a new bond is saved there.
+    @OptionGroup var keyFile: KeyFileOptions
 
     static let capabilities: [String: IOCapability] = [
         "display-only": .displayOnly, "display-yes-no": .displayYesNo, "keyboard-only": .keyboardOnly,
@@ -89,10 +87,27 @@ struct PairCommand: AsyncParsableCommand {
         let security = HostSecurityConfiguration(pairing: pairing, crypto: SMPCrypto(SwiftCryptoSMP()))
         // The user-interaction task listens from before the connection, so no event is missed.
         let user = UserAnswers()
-        let (storedAddress, stored) = loadBonds()
+        let keysPath = keyFile.path
+        let contents: KeyFile.Contents
+        do {
+            contents = try KeyFile.load(keysPath)
+        } catch {
+            fail("\(error)")
+        }
+        let stored = contents.bonds
         var live = self.live
-        // Peers find their keys by our address: a bond store brings the address it was made with.
-        if live.address == nil, let storedAddress { live.address = storedAddress.hexString }
+        // Peers find their keys by our address: a bond file is one local identity, and brings the
+        // address its bonds were made with.
+        if let storedAddress = contents.localAddress {
+            if let own = live.address {
+                if let parsed = BluetoothAddress(parsing: own), parsed.value != storedAddress.value, !stored.isEmpty {
+                    fail("bond file \(keysPath) holds the bonds of local address \(KeyFile.addressText(storedAddress)), "
+                        + "not --own-address \(own): give another --keys file for another identity")
+                }
+            } else {
+                live.address = storedAddress.hexString
+            }
+        }
         let (host, session, link, interrupts) = await connectWithEngine(live: live, peer: peer, connectTimeout: connectTimeout) { host in
             await host.configureSecurity(security)
             await host.addBonds(stored)
@@ -106,39 +121,27 @@ struct PairCommand: AsyncParsableCommand {
         let bond = await host.bonds.first { $0.peer == link.peer }
         await user.stop()
         await session.finish()
-        if case .success(.secured) = outcome, !reuse, let bonds, !noBond {
-            saveBonds(await host.bonds, localAddress: await host.localAddress, to: bonds)
+        if case .success(.secured) = outcome, !reuse, !noBond, bond != nil {
+            do {
+                // Other peers' bonds in the file are kept; this peer's is replaced.
+                let others = stored.filter { $0.peer.value != link.peer.value }
+                let new = await host.bonds.filter { $0.peer.value == link.peer.value }
+                try KeyFile.save(others + new, localAddress: await host.localAddress, to: keysPath)
+            } catch {
+                fail("\(error)")
+            }
         }
         switch outcome {
         case .success(.secured(let level)):
-            if reuse && !json { print("encrypted with the stored bond (\(bonds ?? ""))") }
+            if reuse && !json { print("encrypted with the stored bond (\(keysPath))") }
             print(json ? PairOutput.json(peer: peer, level: level, bond: bond) : PairOutput.text(peer: peer, level: level, bond: bond))
         case .failure(let error) where reuse:
             fail("encrypting with the stored bond for \(peer) failed: \(PairOutput.describe(error)) "
-                + "(if the peripheral lost its keys, remove its entry from \(bonds ?? "the bond file") to pair again)")
+                + "(if the peripheral lost its keys, `bluewire bonds remove \(KeyFile.addressText(peer)) --keys \(keysPath)` to pair again)")
         case .success(let other):
             fail("pairing with \(peer): unexpected \(other)")
         case .failure(let error):
             fail("pairing with \(peer) failed: \(PairOutput.describe(error))")
-        }
-    }
-
-    /// The bonds in `--bonds`, or none when it is not given or does not exist yet.
-    func loadBonds() -> (BluetoothAddress?, [HostBond]) {
-        guard let bonds, FileManager.default.fileExists(atPath: bonds) else { return (nil, []) }
-        guard let text = try? String(contentsOfFile: bonds, encoding: .utf8) else { fail("cannot read \(bonds)") }
-        do {
-            return try BondFile.decodeDocument(text)
-        } catch {
-            fail("\(bonds): \(error)")
-        }
-    }
-
-    /// Writes the bond store, readable by the owner only (it holds long-term keys).
-    func saveBonds(_ all: [HostBond], localAddress: BluetoothAddress, to path: String) {
-        let data = Data((BondFile.encode(all, localAddress: localAddress) + "\n").utf8)
-        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            fail("cannot write \(path)")
         }
     }
 

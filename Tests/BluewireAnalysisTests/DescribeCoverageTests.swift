@@ -136,11 +136,16 @@ import Testing
 
     @Test func smpCommandsShowEveryFieldAndKeysAsHex() {
         let request = Self.acl(0x0006, [0x01, 0x04, 0x00, 0x2D, 0x10, 0x0F, 0x0F])
-        #expect(request.summary.hasSuffix("SMP Pairing Request io_capability=4 oob_data_flag=0 auth_req=0x2d max_encryption_key_size=16 initiator_key_distribution=0x0f responder_key_distribution=0x0f"),
+        #expect(request.summary.hasSuffix("SMP Pairing Request io_capability=KeyboardDisplay (0x04) oob_data_flag=not present (0x00) auth_req=0x2d (bonding, MITM, SC, CT2) max_encryption_key_size=16 initiator_key_distribution=0x0f (EncKey, IdKey, SignKey, LinkKey) responder_key_distribution=0x0f (EncKey, IdKey, SignKey, LinkKey)"),
                 "\(request.summary)")
         let key = Array(0..<16).map { UInt8($0) }
         let ltk = Self.acl(0x0006, [0x06] + key)
         #expect(Self.field(ltk, "long_term_key") == .string("000102030405060708090a0b0c0d0e0f"))
+        #expect(Self.field(request, "max_encryption_key_size") == .integer(16))
+        let security = Self.acl(0x0006, [0x0B, 0x05])
+        #expect(security.summary.hasSuffix("SMP Security Request auth_req=0x05 (bonding, MITM)"), "\(security.summary)")
+        let shortRequest = Self.acl(0x0006, [0x01, 0x04, 0x00])
+        #expect(shortRequest.error != nil, "a cut Pairing Request is a decode error: \(shortRequest.summary)")
         let failed = Self.acl(0x0006, [0x05, 0x04])
         #expect(failed.summary.hasSuffix("SMP Pairing Failed reason=Confirm Value Failed (0x04)"), "\(failed.summary)")
         let short = Self.acl(0x0006, [0x03, 0x01, 0x02])

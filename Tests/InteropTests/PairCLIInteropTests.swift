@@ -77,14 +77,14 @@ struct PairCLIInteropTests {
         }
     }
 
-    @Test("--bonds: the first pair saves the bond (mode 600); the second encrypts with it, without pairing")
+    @Test("--keys: the first pair saves the bond (mode 600); the second encrypts with it, without pairing")
     func bondsAreSavedAndReused() async throws {
         try await withBumblePeer([.tcp], arguments: ["--peripheral", "--name", "bumble-smp", "--interval", "50", "--pairing", "3:1:0"]) { peer in
             let events = BumbleEvents(peer)
             let address = try Self.peripheralAddress(peer)
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("bonds-\(UUID().uuidString.prefix(8)).json").path
             defer { try? FileManager.default.removeItem(atPath: file) }
-            let arguments = ["pair", address, "--transport", peer.transports[0], "--io", "no-input-no-output", "--bonds", file, "--json"]
+            let arguments = ["pair", address, "--transport", peer.transports[0], "--io", "no-input-no-output", "--keys", file, "--json"]
             let first = try await ProcessRunner.run(try ProcessRunner.bluewire, arguments, timeout: .seconds(30))
             #expect(first.status == 0, "stderr: \(first.standardError)")
             let document = try BondFile.decodeDocument(try String(contentsOfFile: file, encoding: .utf8))

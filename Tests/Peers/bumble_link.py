@@ -105,6 +105,7 @@ def conform_create_connection_cancel():
     Controller.on_hci_le_create_connection_cancel_command = on_cancel
 
 
+
 def emit(kind, payload):
     print(kind, json.dumps(payload), flush=True)
 

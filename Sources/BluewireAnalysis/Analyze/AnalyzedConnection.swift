@@ -1,5 +1,6 @@
 import BluewireCore
 import BluewireHCI
+import BluewireSMP
 
 /// Everything a capture shows about one connection: from its Connection Complete event (or its first
 /// ACL packet, when the link predates the capture) to its Disconnection Complete (or the capture's end).
@@ -22,6 +23,15 @@ public struct AnalyzedConnection: Sendable {
     public var phyUpdates: [PHYUpdate] = []
     /// Whether encryption was switched on (Encryption Change with Encryption_Enabled ≠ 0).
     public var encrypted = false
+    /// Every pairing the capture shows on the link, in order (Security Manager, CID 0x0006).
+    public var pairings: [ObservedPairing] = []
+    /// Security Requests the peripheral sent (Core Vol 3 Part H §3.6.7).
+    public var securityRequests = 0
+    /// SMP PDUs that did not decode.
+    public var smpDecodeErrors = 0
+    /// The pairing whose key encrypted the link last; nil when the link is not encrypted or was
+    /// encrypted with a key from an earlier connection (a bond).
+    public var encryptingPairing: Int?
 
     /// Client Rx MTU of the last Exchange MTU Request and Server Rx MTU of the last response.
     public var clientRxMTU: UInt16?
@@ -97,6 +107,50 @@ public struct AnalyzedConnection: Sendable {
 
     /// Total ATT PDUs in both directions.
     public var attPDUs: Int { sent.attPDUs + received.attPDUs }
+
+    /// The security level the link ended at (Core Vol 3 Part C §10.2.1): 1 unencrypted, 2-4 from
+    /// the pairing whose key encrypts it; nil when encrypted with a key the capture does not show
+    /// being made (a bond from an earlier connection).
+    public var securityLevel: Int? {
+        guard encrypted else { return 1 }
+        return encryptingPairing.flatMap { pairings[$0].securityLevel }
+    }
+
+    /// An SMP PDU on the connection; `fromLocal` when the capture's host sent it.
+    mutating func analyzeSMP(_ payload: ArraySlice<UInt8>, fromLocal: Bool, record: Int) {
+        let pdu: SMPPDU
+        do {
+            pdu = try SMPPDU(decoding: Array(payload))
+        } catch {
+            smpDecodeErrors += 1
+            return
+        }
+        switch pdu {
+        case .pairingRequest(let features):
+            pairings.append(ObservedPairing(startedAtRecord: record, localIsInitiator: fromLocal, request: features))
+        case .securityRequest:
+            securityRequests += 1
+        default:
+            guard !pairings.isEmpty else { return }
+            pairings[pairings.count - 1].note(pdu, fromLocal: fromLocal)
+        }
+    }
+
+    /// An Encryption Change (or Key Refresh) that switched encryption on: the last pairing's key is
+    /// in use if it got past its Pairing Response and did not fail; otherwise the key is a bond's.
+    mutating func noteEncryption(enabled: Bool, record: Int) {
+        encrypted = enabled
+        guard enabled else {
+            encryptingPairing = nil
+            return
+        }
+        if let last = pairings.indices.last, pairings[last].response != nil, pairings[last].failure == nil {
+            if pairings[last].encryptedAtRecord == nil { pairings[last].encryptedAtRecord = record }
+            encryptingPairing = last
+        } else {
+            encryptingPairing = nil
+        }
+    }
 
     mutating func notePacket(at timestamp: Int64) {
         if firstPacketTimestamp == nil { firstPacketTimestamp = timestamp }

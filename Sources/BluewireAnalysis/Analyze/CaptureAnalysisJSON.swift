@@ -104,6 +104,19 @@ extension AnalyzedConnection {
         w.endArray()
         w.key("encrypted")
         w.bool(encrypted)
+        w.key("security_level")
+        if let securityLevel { w.integer(securityLevel) } else { w.null() }
+        w.key("security_level_name")
+        if let securityLevel {
+            w.string(ObservedPairing.levelName(securityLevel))
+        } else {
+            w.string("encrypted with a key from an earlier pairing")
+        }
+        w.field("security_requests", securityRequests)
+        w.key("pairings")
+        w.beginArray()
+        for pairing in pairings { pairing.writeJSON(to: &w) }
+        w.endArray()
         w.key("att_mtu")
         if let mtu = leATTMTU { w.integer(mtu) } else { w.null() }
         w.field("duration_us", durationMicroseconds)
@@ -118,6 +131,7 @@ extension AnalyzedConnection {
         w.field("acl", aclDecodeErrors)
         w.field("reassembly", reassemblyErrors)
         w.field("att", attDecodeErrors)
+        w.field("smp", smpDecodeErrors)
         w.endObject()
         w.key("channels")
         w.beginArray()
@@ -272,6 +286,48 @@ extension AttributeActivity {
         w.field("errors", errors)
         w.key("last_error")
         if let lastError { w.string(lastError.name) } else { w.null() }
+        w.endObject()
+    }
+}
+
+extension ObservedPairing {
+    func writeJSON(to w: inout JSONWriter) {
+        func optionalBool(_ name: String, _ value: Bool?) {
+            w.key(name)
+            if let value { w.bool(value) } else { w.null() }
+        }
+        func names(_ list: [String]) {
+            w.beginArray()
+            for name in list { w.string(name) }
+            w.endArray()
+        }
+        w.beginObject()
+        w.field("record", startedAtRecord)
+        w.field("initiator", localIsInitiator ? "local" : "peer")
+        optionalBool("secure_connections", secureConnections)
+        w.key("method")
+        if let methodKey { w.string(methodKey) } else { w.null() }
+        w.key("passkey_entry")
+        if let passkeyRoles { w.string(passkeyRoles) } else { w.null() }
+        w.field("method_name", methodText)
+        w.key("key_size")
+        if let keySize { w.integer(Int(keySize)) } else { w.null() }
+        optionalBool("bonding", bonding)
+        w.key("keys_distributed")
+        w.beginObject()
+        w.key("local")
+        names(keysFromLocal)
+        w.key("peer")
+        names(keysFromPeer)
+        w.endObject()
+        w.key("failed")
+        if let failure { w.string(failure.name) } else { w.null() }
+        w.key("failed_by")
+        if let failureFromLocal { w.string(failureFromLocal ? "local" : "peer") } else { w.null() }
+        w.key("encrypted_at_record")
+        if let encryptedAtRecord { w.integer(encryptedAtRecord) } else { w.null() }
+        w.key("security_level")
+        if let securityLevel { w.integer(securityLevel) } else { w.null() }
         w.endObject()
     }
 }

@@ -87,6 +87,7 @@ extension AnalyzedConnection {
         } else {
             out += "  encrypted: " + (encrypted ? "yes" : "no") + "\n"
         }
+        out += securityText
         for change in dataLengthChanges {
             out += "  data length (record \(change.recordIndex)): TX \(change.maxTxOctets) B / \(change.maxTxTime) µs, "
                 + "RX \(change.maxRxOctets) B / \(change.maxRxTime) µs\n"
@@ -189,5 +190,34 @@ extension ObservedGATTServer {
         }
         while out.last == " " { out.removeLast() }
         return out + "\n"
+    }
+}
+
+extension AnalyzedConnection {
+    /// The pairing lines and the resulting security level (only when the link saw SMP or encryption).
+    var securityText: String {
+        guard encrypted || !pairings.isEmpty || securityRequests > 0 else { return "" }
+        var out = ""
+        if securityRequests > 0 { out += "  security requests: \(securityRequests)\n" }
+        for pairing in pairings {
+            out += "  pairing (record \(pairing.startedAtRecord), \(pairing.localIsInitiator ? "local" : "peer") initiates): "
+                + pairing.methodText
+            if let keySize = pairing.keySize { out += ", key size \(keySize)" }
+            if let bonding = pairing.bonding { out += bonding ? ", bonding" : ", no bonding" }
+            out += "\n"
+            if !pairing.keysFromLocal.isEmpty || !pairing.keysFromPeer.isEmpty {
+                out += "    keys from local: " + (pairing.keysFromLocal.isEmpty ? "none" : pairing.keysFromLocal.joined(separator: " "))
+                    + "; from peer: " + (pairing.keysFromPeer.isEmpty ? "none" : pairing.keysFromPeer.joined(separator: " ")) + "\n"
+            }
+            if let failure = pairing.failure {
+                out += "    failed: \(failure.name) (sent by \((pairing.failureFromLocal ?? false) ? "local" : "peer"))\n"
+            }
+        }
+        if let securityLevel {
+            out += "  security level \(securityLevel) (\(ObservedPairing.levelName(securityLevel)))\n"
+        } else {
+            out += "  security: encrypted with a key from an earlier pairing (level not in the capture)\n"
+        }
+        return out
     }
 }

@@ -99,7 +99,7 @@ public struct CaptureAnalyzer: Sendable {
                 recordIndex: record.index, status: update.status, txPHY: update.txPHY, rxPHY: update.rxPHY))
         case .encryptionChange(let change):
             guard change.status.isSuccess, let i = liveConnection[change.connectionHandle] else { return }
-            connections[i].encrypted = change.encryptionEnabled != 0
+            connections[i].noteEncryption(enabled: change.encryptionEnabled != 0, record: record.index)
         case .disconnectionComplete(let disconnection):
             guard disconnection.status.isSuccess, let i = liveConnection[disconnection.connectionHandle] else { return }
             connections[i].closedAtRecord = record.index
@@ -180,6 +180,8 @@ public struct CaptureAnalyzer: Sendable {
                   frame.channel.psm == 0x0027, frame.completesSDU, let length = frame.sduLength, pdu.payload.count == length + 2 {
             // An Enhanced ATT bearer's SDU is an ATT PDU (Core Vol 3 Part G §5.3.2): counted like CID 0x0004's.
             connections[i].analyzeATT(pdu.payload.dropFirst(2), direction: record.direction)
+        } else if pdu.channelID == .smp {
+            connections[i].analyzeSMP(pdu.payload, fromLocal: outbound, record: record.index)
         }
     }
 

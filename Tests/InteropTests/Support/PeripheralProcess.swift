@@ -35,6 +35,9 @@ final class PeripheralProcess: Sendable {
         _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errorLog)
+        // Default files (`pair`'s bond file) go to a directory of this process, not the user's.
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["XDG_DATA_HOME": errorLog.path + ".data"]) { $1 }
         let inputPipe = input ? Pipe() : nil
         if let inputPipe { process.standardInput = inputPipe } else { process.standardInput = FileHandle.nullDevice }
         self.input = inputPipe

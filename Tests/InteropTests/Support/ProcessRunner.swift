@@ -39,8 +39,13 @@ enum ProcessRunner {
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
-    /// Runs `executable` with `arguments`; kills it (and fails) after `timeout`.
-    static func run(_ executable: URL, _ arguments: [String], timeout: Duration = .seconds(20)) async throws -> ProcessResult {
+    /// Runs `executable` with `arguments`; kills it (and fails) after `timeout`. The child's
+    /// `XDG_DATA_HOME` is a directory of this run (removed afterwards), so a command's default files
+    /// (`pair`'s bond file) never reach the user's data directory or another test; `environment`
+    /// adds or replaces variables.
+    static func run(
+        _ executable: URL, _ arguments: [String], timeout: Duration = .seconds(20), environment: [String: String] = [:]
+    ) async throws -> ProcessResult {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -48,6 +53,9 @@ enum ProcessRunner {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["XDG_DATA_HOME": directory.appendingPathComponent("data").path]) { $1 }
+            .merging(environment) { $1 }
         let out = directory.appendingPathComponent("stdout"), err = directory.appendingPathComponent("stderr")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
