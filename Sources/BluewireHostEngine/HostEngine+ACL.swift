@@ -32,9 +32,13 @@ extension HostEngine {
     /// Fragments an L2CAP payload to the controller's buffer size and queues it behind the link's
     /// earlier fragments; credits decide when each goes (§4.1.1).
     mutating func sendL2CAP(handle: UInt16, channel: L2CAPChannelID, payload: [UInt8]) {
-        aclCredits.enqueue(handle: handle, fragmenter.fragment(handle: handle, channelID: channel, payload: payload[...]))
+        aclCredits.enqueue(handle: handle, fragmenter.fragment(handle: handle, channelID: channel, payload: payload[...]),
+                           lane: channel.isDynamic ? .channels : .fixed)
         pumpACL()
     }
+
+    /// ACL packets waiting for controller buffers on `handle` (both lanes): a diagnostic.
+    public func aclQueuedCount(handle: UInt16) -> Int { aclCredits.queuedCount(handle: handle) }
 
     mutating func pumpACL() {
         while let packet = aclCredits.nextPacketToSend() {

@@ -7,9 +7,22 @@ import BluewireHCI
 /// send a packet while one is free; Number Of Completed Packets events return buffers per
 /// connection handle. When a connection ends the controller frees that handle's buffers without
 /// reporting them (§4.3), so `disconnected(handle:)` takes them back. Connections share the buffers
-/// round-robin, one packet per connection per turn, so one busy link cannot starve the others;
-/// packets of one connection stay in order.
+/// round-robin, one packet per connection per turn, so one busy link cannot starve the others.
+///
+/// Within a connection, two lanes share its turns PDU by PDU: the fixed channels (ATT, signaling, SMP)
+/// and the credit based channels. A channel moving bulk data then delays an ATT request by one K-frame
+/// at most, instead of by everything its credits let it queue. The fragments of one PDU go out back to
+/// back (a continuation belongs to the PDU started last on the link, Vol 3 Part A §7.2.1), and each
+/// lane keeps its PDUs in order.
 public struct ACLCreditManager: Sendable {
+    /// Which of a connection's two queues a PDU waits in.
+    public enum Lane: Sendable, Hashable {
+        /// Fixed channels: ATT (CID 0x0004), LE signaling (0x0005), SMP (0x0006).
+        case fixed
+        /// Credit based channels (dynamic CIDs).
+        case channels
+    }
+
     /// Buffers the controller reported.
     public private(set) var totalBuffers: Int
     /// Packets sent and not yet reported completed, per handle.
@@ -21,7 +34,7 @@ public struct ACLCreditManager: Sendable {
     /// The packets waiting on `order[i]`. An array beside `order`, not a dictionary: connections are
     /// few, and an array element is mutated in place, where a dictionary value's modify accessor
     /// costs an allocation on every packet queued or sent.
-    var queues: [FragmentQueue] = []
+    var queues: [LinkQueues] = []
     var cursor = 0
 
     public init(totalBuffers: Int) {
@@ -33,6 +46,12 @@ public struct ACLCreditManager: Sendable {
 
     /// Packets waiting on `handle`.
     public func queuedCount(handle: UInt16) -> Int { slot(of: handle).map { queues[$0].count } ?? 0 }
+
+    /// Packets waiting on `handle` in one lane.
+    public func queuedCount(handle: UInt16, lane: Lane) -> Int {
+        guard let index = slot(of: handle) else { return 0 }
+        return lane == .fixed ? queues[index].fixed.count : queues[index].channels.count
+    }
 
     /// Where `handle` is in `order` and `queues`.
     func slot(of handle: UInt16) -> Int? { order.firstIndex(of: handle) }
@@ -46,8 +65,8 @@ public struct ACLCreditManager: Sendable {
         self = ACLCreditManager(totalBuffers: totalBuffers)
     }
 
-    /// Queues the packets of one or more PDUs for `handle`, after any already queued.
-    public mutating func enqueue(handle: UInt16, _ packets: [ACLPacket]) {
+    /// Queues the packets of one or more PDUs for `handle`, after any already queued in `lane`.
+    public mutating func enqueue(handle: UInt16, _ packets: [ACLPacket], lane: Lane = .fixed) {
         guard !packets.isEmpty else { return }
         let index: Int
         if let existing = slot(of: handle) {
@@ -55,9 +74,13 @@ public struct ACLCreditManager: Sendable {
         } else {
             index = order.count
             order.append(handle)
-            queues.append(FragmentQueue())
+            queues.append(LinkQueues())
         }
-        queues[index].append(contentsOf: packets)
+        if lane == .fixed {
+            queues[index].fixed.append(contentsOf: packets)
+        } else {
+            queues[index].channels.append(contentsOf: packets)
+        }
     }
 
     /// Takes as many queued packets as there are free buffers, fairly across connections, and
@@ -115,12 +138,56 @@ public struct ACLCreditManager: Sendable {
     }
 }
 
+/// One connection's two lanes and whose turn it is.
+struct LinkQueues: Sendable {
+    var fixed = FragmentQueue()
+    var channels = FragmentQueue()
+    /// The lane in the middle of a PDU (its next packet is a continuation): it goes on until the PDU is out.
+    var midPDU: ACLCreditManager.Lane?
+    /// The lane that sent the last whole PDU; the other one goes next when both wait.
+    var lastServed: ACLCreditManager.Lane = .channels
+
+    var count: Int { fixed.count + channels.count }
+
+    /// The next packet of this connection: the PDU under way first, else the lanes in turn.
+    mutating func popFirst() -> ACLPacket? {
+        let lane: ACLCreditManager.Lane
+        if let midPDU {
+            lane = midPDU
+        } else if fixed.count == 0 {
+            lane = .channels
+        } else if channels.count == 0 {
+            lane = .fixed
+        } else {
+            lane = lastServed == .fixed ? .channels : .fixed
+        }
+        let packet: ACLPacket?
+        let nextIsContinuation: Bool
+        if lane == .fixed {
+            packet = fixed.popFirst()
+            nextIsContinuation = fixed.first.map { !$0.packetBoundary.isStart } ?? false
+        } else {
+            packet = channels.popFirst()
+            nextIsContinuation = channels.first.map { !$0.packetBoundary.isStart } ?? false
+        }
+        guard packet != nil else {
+            midPDU = nil
+            return nil
+        }
+        midPDU = nextIsContinuation ? lane : nil
+        if !nextIsContinuation { lastServed = lane }
+        return packet
+    }
+}
+
 /// A FIFO of ACL packets with O(1) amortised removal from the front.
 struct FragmentQueue: Sendable {
     var storage: [ACLPacket] = []
     var head = 0
 
     var count: Int { storage.count - head }
+
+    var first: ACLPacket? { head < storage.count ? storage[head] : nil }
 
     mutating func append(contentsOf packets: [ACLPacket]) {
         storage.append(contentsOf: packets)
