@@ -32,6 +32,8 @@ struct LinkChannels: Sendable {
     var eattBearers: [UInt16: ATTBearer] = [:]
     /// GATT client operations per EATT bearer, the head one in progress (HostEngine+EATTClient).
     var eattClientOperations: [UInt16: [ClientOperation]] = [:]
+    /// `.gattOnAnyEATTBearer` operations waiting for a free bearer, oldest first.
+    var sharedEATTOperations: [(id: HostRequestID, operation: GATTClientRequest)] = []
 
     init(role: HostLinkRole) {
         manager = CreditBasedChannelManager(role: role == .central ? .central : .peripheral)
@@ -39,10 +41,16 @@ struct LinkChannels: Sendable {
 
     /// A channel closed: drops its bearer and returns the requests still waiting on it.
     mutating func forget(_ cid: UInt16) -> ClosedChannelRequests {
-        eattBearers[cid] = nil
+        let wasBearer = eattBearers.removeValue(forKey: cid) != nil
+        var operations = (eattClientOperations.removeValue(forKey: cid) ?? []).map { $0.id }
+        // The last bearer gone: operations waiting for any bearer have none left to run on.
+        if wasBearer && eattBearers.isEmpty {
+            operations += sharedEATTOperations.map(\.id)
+            sharedEATTOperations = []
+        }
         return ClosedChannelRequests(
             sends: sendRequests.removeValue(forKey: cid) ?? [], closes: closeRequests.removeValue(forKey: cid) ?? [],
-            operations: (eattClientOperations.removeValue(forKey: cid) ?? []).map { $0.id })
+            operations: operations)
     }
 }
 
