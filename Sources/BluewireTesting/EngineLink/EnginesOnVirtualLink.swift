@@ -112,7 +112,7 @@ public struct EnginesOnVirtualLink: Sendable {
     /// Complete, say) do reach it. For link settings the engine has no request for.
     public mutating func inject(_ command: HCICommand, on station: Int) {
         let packet = command.packet
-        if let opcode = HCIOpcodeOf(packet) { injected[station].append(opcode) }
+        if let opcode = Self.commandOpcode(packet) { injected[station].append(opcode) }
         if recordsPackets { packets.append(EngineLinkPacket(station: station, direction: .hostToController, time: now, packet: packet)) }
         for answer in stations[station].controller.receive(hostPacket: packet) { toEngine(answer, station: station) }
         settle()
@@ -169,6 +169,13 @@ public struct EnginesOnVirtualLink: Sendable {
         }
     }
 
+    /// The opcode of a command packet.
+    static func commandOpcode(_ packet: HCIPacket) -> UInt16? {
+        guard packet.type == .command, packet.payload.count >= 2 else { return nil }
+        let start = packet.payload.startIndex
+        return UInt16(packet.payload[start]) | UInt16(packet.payload[start + 1]) << 8
+    }
+
     /// The earliest deadline of the link or either engine.
     public var nextDeadline: MonotonicInstant? {
         var deadlines = stations.compactMap(\.engine.nextDeadline)
@@ -177,15 +184,25 @@ public struct EnginesOnVirtualLink: Sendable {
     }
 
     /// Moves time to the next deadline (not past `limit`), runs what is due there and settles.
-    /// Returns false when nothing is due by `limit` (time then stands at `limit`).
+    /// Returns false when nothing is due by `limit` (time then stands at `limit`). Anything already
+    /// due runs first, at the current time; a deadline that stays due after that (a timer nobody
+    /// consumes) is stepped over rather than spun on.
     @discardableResult
     public mutating func step(notAfter limit: MonotonicInstant) -> Bool {
-        guard let deadline = nextDeadline, deadline <= limit else {
+        let start = now
+        if let due = nextDeadline, due <= start {
+            clock.advance(to: start)
+            advanceEngines()
+            if let still = nextDeadline, still <= start {} else { return true }
+        }
+        var later = stations.compactMap(\.engine.nextDeadline).filter { $0 > start }
+        if let link = clock.nextDeadline, link > start { later.append(link) }
+        guard let deadline = later.min(), deadline <= limit else {
             clock.advance(to: limit)
             advanceEngines()
             return false
         }
-        clock.advance(to: max(deadline, now))
+        clock.advance(to: deadline)
         advanceEngines()
         return true
     }
@@ -235,10 +252,4 @@ public enum EngineLinkError: Error, Hashable, Sendable {
     case connectionFailed
     case timedOut
     case setupFailed(String)
-}
-
-private func HCIOpcodeOf(_ packet: HCIPacket) -> UInt16? {
-    guard packet.type == .command, packet.payload.count >= 2 else { return nil }
-    let start = packet.payload.startIndex
-    return UInt16(packet.payload[start]) | UInt16(packet.payload[start + 1]) << 8
 }

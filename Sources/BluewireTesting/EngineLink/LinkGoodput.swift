@@ -66,9 +66,9 @@ public struct GoodputMeasurement: Hashable, Sendable {
 /// central either SDUs on an LE credit based channel or GATT notifications; goodput is what the
 /// central's host received, counted over virtual time, so it is the same on every run and machine.
 ///
-/// Link settings the engines have no request for are made as a host tool would: the controllers
-/// suggest 251-octet PDUs (LE Write Suggested Default Data Length done, so the data length update
-/// runs at connection) and LE Set PHY is injected on the central.
+/// Link settings the engines have no request for are made around them: both controllers suggest
+/// 251-octet PDUs (as after LE Write Suggested Default Data Length), so the data length update runs
+/// at connection in both directions, and LE Set PHY (2M both ways) is injected on the central.
 public enum LinkGoodput {
     public static let spsm = SPSM(0x0080)
 
