@@ -45,7 +45,7 @@ struct LinkChannels: Sendable {
         var operations = (eattClientOperations.removeValue(forKey: cid) ?? []).map { $0.id }
         // The last bearer gone: operations waiting for any bearer have none left to run on.
         if wasBearer && eattBearers.isEmpty {
-            operations += sharedEATTOperations.map(\.id)
+            operations += sharedEATTOperations.map { $0.id }
             sharedEATTOperations = []
         }
         return ClosedChannelRequests(
