@@ -94,7 +94,10 @@ let package = Package(
         ),
         .target(
             name: "BluewireTesting",
-            dependencies: ["Bluewire", "BluewireCore", "BluewireHCI", "BluewireSnoop", "BluewireTransport"],
+            dependencies: [
+                "Bluewire", "BluewireCore", "BluewireHCI", "BluewireSnoop", "BluewireTransport", "BluewireHostEngine", "BluewireGATT",
+                "BluewireL2CAP",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -151,7 +154,7 @@ let package = Package(
             name: "BluewireHostEngineTests",
             dependencies: [
                 "BluewireHostEngine", "BluewireGATT", "BluewireATT", "BluewireL2CAP", "BluewireHCI", "BluewireCore", "BluewireSnoop",
-                "BluewireSMP", "BluewireCrypto", "PeerTestSupport",
+                "BluewireSMP", "BluewireCrypto", "PeerTestSupport", "BluewireTesting",
             ]
         ),
         // Real-peer helpers (bumble_link.py, a scripted TCP server) shared by the test targets below.

@@ -38,6 +38,9 @@ let package = Package(
         // Two hosts streaming notifications, shared by the goodput benchmark and its profiling driver.
         .target(name: "VirtualLinkScene", dependencies: bluewireProducts(["Bluewire", "BluewireTesting", "BluewireCore", "BluewireGATT"]),
                 path: "Support/VirtualLinkScene"),
+        // Channel vs notification goodput in virtual time on the radio-timed virtual link, against its physical limit.
+        .executableTarget(name: "ChannelGoodput", dependencies: bluewireProducts(["BluewireTesting", "BluewireCore"]),
+                          path: "Benchmarks/ChannelGoodput"),
         .executableTarget(name: "GoodputProfile", dependencies: ["VirtualLinkScene"] + bluewireProducts(["Bluewire", "BluewireTesting", "BluewireCore"]),
                           path: "Benchmarks/GoodputProfile"),
     ]

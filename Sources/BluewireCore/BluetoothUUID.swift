@@ -176,4 +176,8 @@ extension BluetoothUUID {
     public static let deviceName = BluetoothUUID(0x2A00)
     public static let appearance = BluetoothUUID(0x2A01)
     public static let serviceChanged = BluetoothUUID(0x2A05)
+    /// Client Supported Features (Core Vol 3 Part G §7.2): what a client supports, written per client.
+    public static let clientSupportedFeatures = BluetoothUUID(0x2B29)
+    /// Server Supported Features (Core Vol 3 Part G §7.4): what the server supports (bit 0: EATT).
+    public static let serverSupportedFeatures = BluetoothUUID(0x2B3A)
 }

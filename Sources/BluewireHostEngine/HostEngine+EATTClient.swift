@@ -48,8 +48,37 @@ extension HostEngine {
         if links.values[index].channels.eattClientOperations[cid]?.count == 1 { startEATTOperation(handle, cid) }
     }
 
-    /// Starts the head operation of the bearer's queue (and the next ones that finish at once).
+    /// Queues an operation for the first free EATT bearer of the link and hands out what can go now.
+    mutating func gattOnAnyEATTBearer(_ id: HostRequestID, _ handle: UInt16, _ operation: GATTClientRequest) {
+        guard let index = links.index(forKey: handle) else { return complete(id, .failure(.unknownConnection(handle))) }
+        guard !links.values[index].channels.eattBearers.isEmpty else {
+            return complete(id, .failure(.noEATTBearer(connection: handle)))
+        }
+        links.values[index].channels.sharedEATTOperations.append((id, operation))
+        dispatchSharedEATTOperations(handle)
+    }
+
+    /// Gives each bearer with nothing queued the oldest waiting operation (lowest CID first), so no
+    /// bearer ever has a second request outstanding while another sits idle.
+    mutating func dispatchSharedEATTOperations(_ handle: UInt16) {
+        while let index = links.index(forKey: handle), let next = links.values[index].channels.sharedEATTOperations.first {
+            let channels = links.values[index].channels
+            guard let cid = channels.eattBearers.keys.sorted().first(where: { channels.eattClientOperations[$0]?.isEmpty ?? true })
+            else { return }
+            links.values[index].channels.sharedEATTOperations.removeFirst()
+            gattOnEATT(next.id, handle, cid, next.operation)
+        }
+    }
+
+    /// Starts the head operation of the bearer's queue (and the next ones that finish at once);
+    /// once the queue is empty the bearer takes the next operation waiting for any bearer.
     mutating func startEATTOperation(_ handle: UInt16, _ cid: UInt16) {
+        defer {
+            if links[handle]?.channels.eattClientOperations[cid]?.isEmpty ?? true,
+               links[handle]?.channels.sharedEATTOperations.isEmpty == false {
+                dispatchSharedEATTOperations(handle)
+            }
+        }
         while var operation = links[handle]?.channels.eattClientOperations[cid]?.first {
             let step: ClientProcedure.Step
             do throws(GATTClientError) {

@@ -50,6 +50,9 @@ extension HostEngine {
     mutating func gattOnEATT(_ id: HostRequestID, _ handle: UInt16, _ cid: UInt16, _ operation: GATTClientRequest) {
         complete(id, .failure(.notSupported))
     }
+    mutating func gattOnAnyEATTBearer(_ id: HostRequestID, _ handle: UInt16, _ operation: GATTClientRequest) {
+        complete(id, .failure(.notSupported))
+    }
     mutating func eattClientResponse(
         _ id: ATTRequestID, _ result: Result<ATTPDU, ATTBearerError>, handle: UInt16, cid: UInt16
     ) {}

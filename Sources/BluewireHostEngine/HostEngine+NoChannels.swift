@@ -66,6 +66,9 @@ extension HostEngine {
     mutating func gattOnEATT(_ id: HostRequestID, _ handle: UInt16, _ cid: UInt16, _ operation: GATTClientRequest) {
         complete(id, .failure(.notSupported))
     }
+    mutating func gattOnAnyEATTBearer(_ id: HostRequestID, _ handle: UInt16, _ operation: GATTClientRequest) {
+        complete(id, .failure(.notSupported))
+    }
     mutating func reconfigureChannels(_ id: HostRequestID, _ handle: UInt16, _ cids: [UInt16], _ mtu: Int, _ mps: Int) {
         complete(id, .failure(.notSupported))
     }

@@ -97,6 +97,10 @@ public struct HostEngine: Sendable {
     /// The ATT_MTU on a link.
     public func mtu(connection: UInt16) -> Int? { links[connection]?.bearer.mtu }
 
+    /// ACL packets of a link waiting for controller buffers (Core Vol 4 Part E §4.1.1): what a sender
+    /// streaming notifications paces on, so the engine never holds more than it wants buffered.
+    public func queuedACLPackets(connection: UInt16) -> Int { aclCredits.queuedCount(handle: connection) }
+
     /// True while advertising is enabled in the controller.
     public var isAdvertising: Bool { advertising.isEnabled }
 
@@ -225,6 +229,7 @@ public struct HostEngine: Sendable {
         case .giveCredits(let connection, let cid, let credits): giveCredits(id, connection, cid, credits)
         case .consumedSDUs(let connection, let cid, let count): consumedSDUs(id, connection, cid, count)
         case .gattOnEATT(let connection, let cid, let operation): gattOnEATT(id, connection, cid, operation)
+        case .gattOnAnyEATTBearer(let connection, let operation): gattOnAnyEATTBearer(id, connection, operation)
         case .reconfigureChannels(let connection, let cids, let mtu, let mps): reconfigureChannels(id, connection, cids, mtu, mps)
         case .pair(let connection): pair(id, connection)
         case .encrypt(let connection): encrypt(id, connection)
@@ -251,6 +256,12 @@ public struct HostEngine: Sendable {
     /// Changes a local attribute's value (what later reads return; notify separately).
     public mutating func setValue(_ value: [UInt8], for handle: UInt16) throws(GATTDatabaseError) {
         try server.database.setValue(value, for: handle)
+    }
+
+    /// What the peer's client wrote to our Client Supported Features (Core Vol 3 Part G §7.2), if the
+    /// database has the GATT service (`GATTDatabaseBuilder.addGenericAttributeService`); empty until then.
+    public func clientSupportedFeatures(connection: UInt16) -> [UInt8] {
+        server.clientSupportedFeatures(for: connection)
     }
 
     /// Who is subscribed to a characteristic value now.

@@ -108,6 +108,8 @@ public enum HostEngineError: Error, Hashable, Sendable {
     case channelClosed(CreditBasedDisconnectReason)
     /// The peer refused our Credit Based Reconfigure Request (nil: Command Reject or RTX timeout, §4.28).
     case channelReconfigurationRefused(CreditBasedReconfigureResult?)
+    /// `.gattOnAnyEATTBearer` on a link with no Enhanced ATT bearer open (or the last one closed).
+    case noEATTBearer(connection: UInt16)
     /// Pairing or encryption failed (Core Vol 3 Part H).
     case security(HostSecurityError)
     /// This build of the engine leaves the feature out (compiled with `BLUEWIRE_NO_SECURITY`,

@@ -57,6 +57,12 @@ public enum HostRequest: Hashable, Sendable {
     /// A GATT client operation on an Enhanced ATT bearer (an enhanced channel on SPSM 0x0027,
     /// Core Vol 3 Part G §5.3.2), queued behind that bearer's earlier ones; bearers run in parallel.
     case gattOnEATT(connection: UInt16, cid: UInt16, GATTClientRequest)
+    /// A GATT client operation on whichever EATT bearer of the link is free: independent operations
+    /// spread over the bearers, one ATT request outstanding per bearer (Core Vol 3 Part F §3.3.2,
+    /// Part G §5.3.2); while every bearer is busy they wait in the link's queue, first come first
+    /// served, and each goes to the first bearer that finishes. Fails with `.noEATTBearer` on a link
+    /// without bearers.
+    case gattOnAnyEATTBearer(connection: UInt16, GATTClientRequest)
     /// Raise our MTU/MPS on 1–5 open enhanced channels (Credit Based Reconfigure Request, Core Vol 3
     /// Part A §4.27); the MTU may not shrink, the MPS only when one channel is named.
     case reconfigureChannels(connection: UInt16, cids: [UInt16], mtu: Int, mps: Int)

@@ -35,6 +35,8 @@ struct LinkChannels: Sendable {
     /// Channels whose credits return `.onConsumption`: per channel, the K-frames each SDU delivered
     /// and not yet consumed took, oldest first (at most the initial credits' worth in all).
     var heldCredits: [UInt16: [Int]] = [:]
+    /// `.gattOnAnyEATTBearer` operations waiting for a free bearer, oldest first.
+    var sharedEATTOperations: [(id: HostRequestID, operation: GATTClientRequest)] = []
 
     init(role: HostLinkRole) {
         manager = CreditBasedChannelManager(role: role == .central ? .central : .peripheral)
@@ -42,11 +44,17 @@ struct LinkChannels: Sendable {
 
     /// A channel closed: drops its bearer and returns the requests still waiting on it.
     mutating func forget(_ cid: UInt16) -> ClosedChannelRequests {
-        eattBearers[cid] = nil
+        let wasBearer = eattBearers.removeValue(forKey: cid) != nil
         heldCredits[cid] = nil
+        var operations = (eattClientOperations.removeValue(forKey: cid) ?? []).map { $0.id }
+        // The last bearer gone: operations waiting for any bearer have none left to run on.
+        if wasBearer && eattBearers.isEmpty {
+            operations += sharedEATTOperations.map { $0.id }
+            sharedEATTOperations = []
+        }
         return ClosedChannelRequests(
             sends: sendRequests.removeValue(forKey: cid) ?? [], closes: closeRequests.removeValue(forKey: cid) ?? [],
-            operations: (eattClientOperations.removeValue(forKey: cid) ?? []).map { $0.id })
+            operations: operations)
     }
 }
 

@@ -63,6 +63,13 @@ public struct GATTServer: Sendable {
     }
 
     /// A connection's CCCD values by descriptor handle (to store for a bonded client).
+    /// What the client on `connection` wrote to Client Supported Features (Core Vol 3 Part G §7.2),
+    /// empty until it writes: bit 0 Robust Caching, bit 1 Enhanced ATT, bit 2 Multiple Handle Value
+    /// Notifications (`GATTClientFeatures`).
+    public func clientSupportedFeatures(for connection: UInt16) -> [UInt8] {
+        connections[connection]?.clientSupportedFeatures ?? []
+    }
+
     public func clientConfigurations(for connection: UInt16) -> [UInt16: UInt16] {
         connections[connection]?.clientConfigurations ?? [:]
     }

@@ -38,7 +38,8 @@ extension GATTServer {
         if let error = readPermissionError(attribute.permissions, level) { return .error(error) }
         switch attribute.value {
         case .cached(let bytes):
-            let value = clientConfigurationBytes(of: attribute, connection: connection) ?? bytes[...]
+            let value = clientConfigurationBytes(of: attribute, connection: connection)
+                ?? clientFeaturesBytes(of: attribute, connection: connection) ?? bytes[...]
             guard offset <= value.count else { return .error(.invalidOffset) }
             return .value(value[(value.startIndex + offset)...])
         case .dynamic(let dynamic):
@@ -72,6 +73,9 @@ extension GATTServer {
         if attribute.type == .clientCharacteristicConfiguration,
            let characteristic = database.characteristic(clientConfigurationHandle: attribute.handle) {
             return writeClientConfiguration(characteristic, value: value, offset: offset, connection: connection)
+        }
+        if attribute.type == .clientSupportedFeatures {
+            return writeClientSupportedFeatures(value: value, offset: offset, connection: connection)
         }
         switch attribute.value {
         case .cached(let old):
@@ -112,6 +116,28 @@ extension GATTServer {
             emit(.subscriptionChanged(GATTSubscription(
                 connection: connection, valueHandle: characteristic.valueHandle, configuration: configuration)))
         }
+        return nil
+    }
+
+    /// Client Supported Features reads as what this connection's client wrote (Part G §7.2: the
+    /// value is per client), or nil if `attribute` is not that characteristic's value.
+    func clientFeaturesBytes(of attribute: GATTAttribute, connection: UInt16) -> ArraySlice<UInt8>? {
+        guard attribute.type == .clientSupportedFeatures else { return nil }
+        let features = connections[connection]?.clientSupportedFeatures ?? []
+        return features.isEmpty ? [0][...] : features[...]
+    }
+
+    /// A write of Client Supported Features (Part G §7.2): stored for this client only; a client may
+    /// not clear a bit it has set, which is refused with Value Not Allowed.
+    mutating func writeClientSupportedFeatures(value: ArraySlice<UInt8>, offset: Int, connection: UInt16) -> ATTErrorCode? {
+        guard offset == 0 else { return .invalidOffset }
+        guard !value.isEmpty else { return .invalidAttributeValueLength }
+        let previous = connections[connection]?.clientSupportedFeatures ?? []
+        for (index, old) in previous.enumerated() {
+            let new = index < value.count ? value[value.startIndex + index] : 0
+            if old & ~new != 0 { return .valueNotAllowed }
+        }
+        connections[connection]?.clientSupportedFeatures = Array(value)
         return nil
     }
 }

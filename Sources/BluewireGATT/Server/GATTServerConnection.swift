@@ -8,6 +8,8 @@ struct GATTServerConnection: Sendable {
     /// Client Characteristic Configuration values by descriptor handle: per client, as Part G §3.3.3.3
     /// requires.
     var clientConfigurations: [UInt16: UInt16] = [:]
+    /// What this client wrote to Client Supported Features (Part G §7.2: per client; bits once set stay set).
+    var clientSupportedFeatures: [UInt8] = []
     /// The prepare queue (Part F §3.4.6).
     var preparedWrites: [PreparedWrite] = []
     var preparedBytes = 0
