@@ -40,6 +40,8 @@ public enum BondFile {
             write(bond.localKeys, to: &w)
             w.key("peer_keys")
             write(bond.peerKeys, to: &w)
+            w.field("local_sign_counter", Int(bond.localSignCounter))
+            if let counter = bond.peerSignCounter { w.field("peer_sign_counter", Int(counter)) }
             w.endObject()
         }
         w.endArray()
@@ -78,17 +80,29 @@ public enum BondFile {
             guard let keySize = entry["key_size"]?.integerValue, (7...16).contains(keySize) else {
                 throw BondFileError("\(context): \"key_size\" must be 7-16")
             }
-            bonds.append(HostBond(
+            var bond = HostBond(
                 peer: peer, secureConnections: entry["secure_connections"]?.boolValue ?? false,
                 authenticated: entry["authenticated"]?.boolValue ?? false, keySize: UInt8(keySize),
                 longTermKey: try key(entry["ltk"], length: 16, "\(context).ltk"),
                 localKeys: try keys(entry["local"], "\(context).local"),
-                peerKeys: try keys(entry["peer_keys"], "\(context).peer_keys")))
+                peerKeys: try keys(entry["peer_keys"], "\(context).peer_keys"))
+            bond.localSignCounter = try counter(entry["local_sign_counter"], "\(context).local_sign_counter") ?? 0
+            bond.peerSignCounter = try counter(entry["peer_sign_counter"], "\(context).peer_sign_counter")
+            bonds.append(bond)
         }
         return (localAddress, bonds)
     }
 
     // MARK: parts
+
+    /// A sign counter (0...2^32-1), absent in files written before signed writes.
+    static func counter(_ value: JSONValue?, _ context: String) throws(BondFileError) -> UInt32? {
+        guard let value else { return nil }
+        guard let number = value.integerValue, (0...Int64(UInt32.max)).contains(number) else {
+            throw BondFileError("\(context) must be an integer 0-4294967295")
+        }
+        return UInt32(number)
+    }
 
     static func addressText(_ address: BluetoothAddress) -> String {
         address.hexString + (address.type.isRandom ? "/random" : "")

@@ -75,7 +75,12 @@ extension HostEngine {
         case .request(let pdu):
             serverRequest(pdu, handle: handle)
         case .command(let pdu):
-            _ = server.respond(to: pdu, from: handle)
+            if case .signedWriteCommand(let attribute, let value, let signature) = pdu {
+                // Verified with the peer's CSRK and SignCounter first (HostEngine+SignedWrites).
+                receiveSignedWrite(handle, attribute: attribute, value: value, signature: signature)
+            } else {
+                _ = server.respond(to: pdu, from: handle)
+            }
             publishServerEvents()
         case .indicationConfirmed(let id):
             serverIndicationConfirmed(id, handle: handle)

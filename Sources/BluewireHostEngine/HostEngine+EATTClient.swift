@@ -24,7 +24,8 @@ extension HostEngine {
         case .read(let attribute): procedure = .read(ReadCharacteristicValue(handle: attribute))
         case .readLong(let attribute): procedure = .readLong(ReadLongCharacteristicValues(handle: attribute, mtu: mtu))
         case .write(let attribute, let value): procedure = .write(WriteCharacteristicValue(handle: attribute, value: value, mtu: mtu))
-        case .writeWithoutResponse(let attribute, let value):
+        case .writeWithoutResponse(let attribute, let value), .signedWrite(let attribute, let value):
+            // An EATT bearer is always encrypted: a signed write goes as a plain Write Command (§4.9.2).
             do throws(GATTClientError) {
                 let command = try WriteWithoutResponse.command(handle: attribute, value: value, mtu: mtu)
                 do throws(ATTBearerError) {

@@ -77,13 +77,21 @@ extension HostEngine {
         case .read(let handle): procedure = .read(ReadCharacteristicValue(handle: handle))
         case .readLong(let handle): procedure = .readLong(ReadLongCharacteristicValues(handle: handle, mtu: mtu))
         case .write(let handle, let value): procedure = .write(WriteCharacteristicValue(handle: handle, value: value, mtu: mtu))
-        case .writeWithoutResponse(let handle, let value):
+        case .writeWithoutResponse(let handle, let value), .signedWrite(let handle, let value):
             // A command: no transaction, nothing to wait for (Core Vol 3 Part F §3.4.5.3).
-            let command: ATTPDU
+            var command: ATTPDU
             do throws(GATTClientError) {
                 command = try WriteWithoutResponse.command(handle: handle, value: value, mtu: mtu)
             } catch {
                 return complete(id, .failure(.gatt(error)))
+            }
+            if case .signedWrite = operation {
+                // Signed by the Security Manager (HostEngine+SignedWrites), unless the link is encrypted.
+                switch signedWriteCommand(connection, handle: handle, value: value, mtu: mtu) {
+                case .success(let signed?): command = signed
+                case .success(nil): break
+                case .failure(let error): return complete(id, .failure(error))
+                }
             }
             do throws(ATTBearerError) {
                 try links[connection]?.bearer.send(command: command)

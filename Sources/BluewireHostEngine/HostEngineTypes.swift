@@ -190,6 +190,18 @@ public enum HostEngineEvent: Hashable, Sendable {
     case paired(connection: UInt16, keys: HostBond, bonded: Bool)
     /// A pairing failed; its keys are discarded.
     case pairingFailed(connection: UInt16, PairingFailure)
+    /// A Signed Write Command was dropped (Core Vol 3 Part C §10.4.2): why.
+    case signedWriteRefused(connection: UInt16, handle: UInt16, reason: SignedWriteRefusal)
+}
+
+/// Why a Signed Write Command was not written.
+public enum SignedWriteRefusal: Hashable, Sendable {
+    /// No bond with this peer holds a CSRK it distributed.
+    case noSigningKey
+    /// The signature does not verify with the peer's CSRK.
+    case badSignature
+    /// The SignCounter is not larger than the last one accepted: a replay.
+    case replayedCounter(UInt32)
 }
 
 /// What the caller drains from the engine, in order.

@@ -96,6 +96,10 @@ public enum GATTClientRequest: Hashable, Sendable {
     case write(handle: UInt16, value: [UInt8])
     /// Write Without Response (§4.9.1): completes as soon as the command is queued.
     case writeWithoutResponse(handle: UInt16, value: [UInt8])
+    /// Signed Write Without Response (Core Vol 3 Part G §4.9.2): signed with this device's CSRK and its
+    /// next SignCounter (the bond's), or sent as a plain Write Command on an encrypted link, as §4.9.2
+    /// requires. Needs a bond whose pairing distributed this device's CSRK.
+    case signedWrite(handle: UInt16, value: [UInt8])
     /// Write the CCCD to enable notifications (or indications) (§4.12.3).
     case subscribe(GATTCharacteristic, indications: Bool, descriptorHandle: UInt16?)
     /// Write 0x0000 to the CCCD (§4.12.3).

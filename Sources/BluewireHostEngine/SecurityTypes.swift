@@ -111,6 +111,11 @@ public struct HostBond: Hashable, Sendable {
     public var localKeys: DistributedKeys
     /// Keys the peer distributed (legacy LTK/EDIV/Rand a central encrypts with, IRK + identity address, CSRK).
     public var peerKeys: DistributedKeys
+    /// The SignCounter of this device's next Signed Write Command with its CSRK (Core Vol 3 Part C
+    /// §10.4.1): one more after every signed write, never reused.
+    public var localSignCounter: UInt32 = 0
+    /// The highest SignCounter accepted from the peer (§10.4.2): a signed write must carry a larger one.
+    public var peerSignCounter: UInt32?
 
     public init(
         peer: BluetoothAddress, secureConnections: Bool, authenticated: Bool, keySize: UInt8, longTermKey: [UInt8]?,

@@ -15,6 +15,15 @@ extension GATTServer {
         _ = write(handle, value, connection, kind: .command)
     }
 
+    /// A Signed Write Command (§3.4.5.4) whose signature the Security Manager has verified (Core Vol 3
+    /// Part C §10.4.2): written like a Write Command, to a characteristic value whose properties allow
+    /// authenticated signed writes (Part G §3.3.1.1). Dropped otherwise, as commands get no answer.
+    public mutating func verifiedSignedWrite(_ handle: UInt16, _ value: ArraySlice<UInt8>, from connection: UInt16) {
+        guard let characteristic = database.characteristic(valueHandle: handle),
+              characteristic.properties.contains(.authenticatedSignedWrites) else { return }
+        _ = write(handle, value, connection, kind: .command)
+    }
+
     mutating func write(
         _ handle: UInt16, _ value: ArraySlice<UInt8>, _ connection: UInt16, kind: GATTWriteKind
     ) -> ATTErrorCode? {
