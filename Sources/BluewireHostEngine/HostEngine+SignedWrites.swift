@@ -1,5 +1,6 @@
 import BluewireATT
 import BluewireCore
+import BluewireGATT
 import BluewireSMP
 
 // Left out of builds with BLUEWIRE_NO_SECURITY (the firmware images): the stand-ins at the end refuse.

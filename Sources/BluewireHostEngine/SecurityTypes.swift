@@ -175,3 +175,21 @@ func littleEndianUInt64(_ bytes: [UInt8]) -> UInt64 {
     for (i, byte) in bytes.prefix(8).enumerated() { value |= UInt64(byte) << UInt64(8 * i) }
     return value
 }
+
+/// Local privacy while advertising (Core Vol 3 Part C §10.7, Vol 6 Part B §1.3.2.2): the engine advertises
+/// from a resolvable private address made from its IRK, and makes a new one every `rotationInterval`
+/// (T_GAP(private_addr_int), 15 minutes recommended by Vol 3 Part C Appendix A), so that only a peer that
+/// bonded and holds the IRK can tell it is the same device. Host-based: the engine computes the address
+/// with `ah` and sets it (LE Set Random Address on a legacy controller, LE Set Advertising Set Random
+/// Address on an extended one), stopping advertising around the change as §7.8.4 requires.
+///
+/// Scanning and creating connections keep the static random address on an extended controller; on a
+/// legacy controller, whose one random address serves every role, they use the private address too.
+public struct PrivacyConfiguration: Hashable, Sendable {
+    /// How long one private address is used.
+    public var rotationInterval: TimeSpan
+
+    public init(rotationInterval: TimeSpan = .seconds(15 * 60)) {
+        self.rotationInterval = rotationInterval
+    }
+}
