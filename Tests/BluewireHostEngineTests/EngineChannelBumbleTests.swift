@@ -18,6 +18,12 @@ struct EngineChannelBumbleTests {
         runner.events.compactMap { if case .channelSDU(_, cid, let sdu) = $0 { return sdu }; return nil }
     }
 
+    /// Runs the engine until bumble has reported `count` SDUs (a separate function: the Swift 6.3
+    /// compiler's SendNonSendable pass crashes on this closure inside the test's peer closure).
+    static func waitForSDUEvents(_ runner: SocketEngineRunner, _ log: PeerEventLog, count: Int) -> Bool {
+        runner.run(seconds: 5) { _ in log.all.filter { $0["sdu"] != nil }.count >= count }
+    }
+
     static func started(_ runner: SocketEngineRunner) -> Bool {
         runner.perform(.start, id: 1)
         runner.run(seconds: 10) { $0.result(1) != nil }
@@ -69,6 +75,8 @@ struct EngineChannelBumbleTests {
             #expect(echoed)
             #expect(Self.sdus(runner, cid: channel.cid) == sdus)
             #expect((0..<sdus.count).allSatisfy { runner.result(10 + UInt32($0)) == .success(.done) })
+            // bumble's event lines come through its stdout, which may trail the echo on the link.
+            #expect(Self.waitForSDUEvents(runner, log, count: sdus.count))
             let atBumble = log.all.compactMap { $0["sdu"] as? String }
             #expect(atBumble == sdus.map(Self.hex))
 

@@ -22,6 +22,7 @@ Central commands (one JSON object per line):
     {"op": "open", "psm": P, "mtu": M, "mps": S, "credits": C}      LE CoC
     {"op": "open_enhanced", "psm": P, "count": N, ...}               ECFC (same parameters)
         -> {"channel_open": INDEX, "cid": CID, "peer_mtu": M, "peer_mps": S, "peer_credits": C} per channel
+           (a refused LE CoC: {"refused": RESULT, "result": NAME})
     {"op": "send", "channel": INDEX, "data": HEX}       write one SDU on a channel
     {"op": "close", "channel": INDEX}                   -> {"closed": INDEX}
     {"op": "stream", "channel": INDEX, "seed": S, "octets": N, "mtu": M}
@@ -120,7 +121,12 @@ class Peer:
             self.connection.on('disconnection', lambda reason: self.event({'disconnected': int(reason)}))
             self.event({'connected': self.args.central})
         elif op == 'open':
-            channel = await self.connection.create_l2cap_channel(spec=self.spec(request))
+            try:
+                channel = await self.connection.create_l2cap_channel(spec=self.spec(request))
+            except l2cap.L2capError as error:
+                # The peer's refusal, with the result code and bumble's name for it.
+                self.event({'refused': int(error.error_code), 'result': str(error.error_name)})
+                return
             self.adopt(channel, echo=False)
         elif op == 'open_enhanced':
             channels = await self.device.l2cap_channel_manager.create_enhanced_credit_based_channels(
