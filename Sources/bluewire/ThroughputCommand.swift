@@ -46,7 +46,7 @@ struct ThroughputCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("notify, write-without-response, write or l2cap.", valueName: "mode"))
     var mode: String = ThroughputMode.notify.rawValue
 
-    @Option(help: ArgumentHelp("ATT MTU to offer in the exchange (23...517, default 517); l2cap: our receive MTU (23...65535, default 512).", valueName: "n"))
+    @Option(help: ArgumentHelp("ATT MTU to offer in the exchange (23...517; default 517, l2cap: our receive MTU, 23...65535, 512).", valueName: "n"))
     var mtu: Int?
 
     @Option(help: ArgumentHelp("The SPSM to open for --mode l2cap: 0x0080-0x00FF (dynamic) or a SIG one, hex with 0x or decimal.", valueName: "psm"))
