@@ -21,6 +21,13 @@ struct ServeCommand: AsyncParsableCommand {
             (an ATT Error Response), disconnected, advertising. A central's write to a characteristic with \
             Notify or Indicate is relayed to its subscribers.
 
+            --throughput serves the peer of `bluewire throughput` instead of a database. With --psm P it \
+            is the peer of `bluewire throughput --mode l2cap --psm P`: it advertises, accepts LE credit based \
+            channels on SPSM P and on each one sends SDUs (the channel's peer MTU, or --sdu-length octets) \
+            whose first four octets are a sequence number (UInt32, little-endian, from 0), as fast as \
+            credits allow, until the channel closes; one line per event (connected, channel opened, \
+            channel closed with the SDUs sent, disconnected).
+
             Example: bluewire serve --db device.json --name Thermometer --transport tcp:127.0.0.1:9000
             """)
 
@@ -29,6 +36,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Serve Bluewire's throughput peer instead of a database (the peer of `bluewire throughput`).")
     var throughput = false
+
+    @Option(name: .long, help: ArgumentHelp("With --throughput: be the source of `throughput --mode l2cap` on this SPSM (0x0080-0x00FF dynamic, or a SIG one).", valueName: "psm"))
+    var psm: String?
+
+    @Option(name: .customLong("sdu-length"), help: ArgumentHelp("With --psm: octets per SDU, 4 up to the channel's peer MTU (default: that MTU).", valueName: "n"))
+    var sduLength: Int?
 
     @Option(name: .long, help: ArgumentHelp("Name to advertise (default: the database's Device Name).", valueName: "name"))
     var name: String?
@@ -43,9 +56,21 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (db != nil) != throughput else { throw ValidationError("give either --db FILE or --throughput") }
+        if let psm {
+            guard throughput else { throw ValidationError("--psm is for --throughput") }
+            guard parseSPSM(psm) != nil else { throw ValidationError("invalid PSM \(psm): expected a number such as 0x0080") }
+            if maxConnections != nil { throw ValidationError("--max-connections does not apply with --psm") }
+        }
+        if let sduLength {
+            guard psm != nil else { throw ValidationError("--sdu-length is for --throughput --psm") }
+            guard sduLength >= 4 else { throw ValidationError("invalid SDU length \(sduLength): at least 4 (the sequence number)") }
+        }
     }
 
     func run() async throws {
+        if throughput, let spsm = psm.flatMap(parseSPSM) {
+            return await ServeChannelThroughput.run(name: name, psm: spsm, sduLength: sduLength, json: json, live: live)
+        }
         guard let db else { return await ServeThroughput.run(name: name, maxConnections: maxConnections, json: json, live: live) }
         // The database is checked before the controller is touched.
         let database: GATTDatabase

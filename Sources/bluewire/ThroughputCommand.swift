@@ -9,7 +9,7 @@ import Foundation
 struct ThroughputCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "throughput",
-        abstract: "Measure GATT throughput to or from a peripheral (notify, write-without-response, write).",
+        abstract: "Measure GATT or L2CAP channel throughput to or from a peripheral (notify, write-without-response, write, l2cap).",
         discussion: """
             Connects to ADDR as central, exchanges MTUs (--mtu sets what this side offers), and moves \
             sequence-numbered packets for --duration seconds:
@@ -17,6 +17,8 @@ struct ThroughputCommand: AsyncParsableCommand {
               write-without-response  write the characteristic with Write Commands, as fast as the \
             controller's buffers take them
               write                   write it with Write Requests, one at a time (latency percentiles)
+              l2cap                   open an LE credit based channel to --psm and count the SDUs the \
+            peer's source sends (`bluewire serve --throughput --psm P`), as fast as credits allow
             Without --handle the peer must be Bluewire's throughput peer (`bluewire serve --throughput`), \
             whose service B1E3E000-7A55-4C3E-9F1B-2D6C8A4E5F00 is found by discovery; its sink also \
             reports lost and out-of-order writes. Lost and out-of-order notifications come from the \
@@ -25,6 +27,11 @@ struct ThroughputCommand: AsyncParsableCommand {
             Progress (rate, packets, loss) is printed on stderr about once a second. The report gives \
             goodput in kbit/s (ATT value octets only), packets/s, lost and out-of-order packets, and \
             for write the round-trip latency p50/p90/p99.
+
+            With --mode l2cap there is no GATT: --mtu is our receive MTU on the channel (23...65535, \
+            default 512; the source sends SDUs of that size, K-frames of at most 247 octets), packets are \
+            SDUs, goodput counts SDU octets, and lost/out-of-order come from each SDU's sequence number. \
+            --handle, --length and --phy do not apply.
 
             Example: bluewire throughput C0:11:22:33:44:55/random --mode notify --mtu 247 --duration 5 \
             --transport tcp:127.0.0.1:9000
@@ -36,11 +43,14 @@ struct ThroughputCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Characteristic value handle (0x0003 or 3); default: the throughput peer's.", valueName: "handle"))
     var handle: String?
 
-    @Option(help: ArgumentHelp("notify, write-without-response or write.", valueName: "mode"))
+    @Option(help: ArgumentHelp("notify, write-without-response, write or l2cap.", valueName: "mode"))
     var mode: String = ThroughputMode.notify.rawValue
 
-    @Option(help: ArgumentHelp("ATT MTU to offer in the exchange (23...517, default 517).", valueName: "n"))
+    @Option(help: ArgumentHelp("ATT MTU to offer in the exchange (23...517; default 517, l2cap: our receive MTU, 23...65535, 512).", valueName: "n"))
     var mtu: Int?
+
+    @Option(help: ArgumentHelp("The SPSM to open for --mode l2cap: 0x0080-0x00FF (dynamic) or a SIG one, hex with 0x or decimal.", valueName: "psm"))
+    var psm: String?
 
     @Option(help: ArgumentHelp("Seconds to measure.", valueName: "seconds"))
     var duration: Double = 10
@@ -64,10 +74,20 @@ struct ThroughputCommand: AsyncParsableCommand {
             throw ValidationError("invalid address \(address): expected AA:BB:CC:DD:EE:FF or AA:BB:CC:DD:EE:FF/random")
         }
         guard ThroughputMode(rawValue: mode) != nil else {
-            throw ValidationError("invalid mode \(mode): expected notify, write-without-response or write")
+            throw ValidationError("invalid mode \(mode): expected notify, write-without-response, write or l2cap")
+        }
+        if mode == ThroughputMode.l2cap.rawValue {
+            guard let psm else { throw ValidationError("--mode l2cap needs --psm") }
+            guard parseSPSM(psm) != nil else { throw ValidationError("invalid PSM \(psm): expected a number such as 0x0080") }
+            for (given, option) in [(handle != nil, "--handle"), (length != nil, "--length"), (phy != nil, "--phy")] where given {
+                throw ValidationError("\(option) does not apply to --mode l2cap")
+            }
+            if let mtu { guard (23...65_535).contains(mtu) else { throw ValidationError("invalid MTU \(mtu): expected 23...65535") } }
+        } else {
+            if psm != nil { throw ValidationError("--psm is for --mode l2cap") }
+            if let mtu { guard (23...517).contains(mtu) else { throw ValidationError("invalid MTU \(mtu): expected 23...517") } }
         }
         if let handle { guard Self.parseHandle(handle) != nil else { throw ValidationError("invalid handle \(handle): expected 0x0001...0xFFFF") } }
-        if let mtu { guard (23...517).contains(mtu) else { throw ValidationError("invalid MTU \(mtu): expected 23...517") } }
         guard duration > 0, duration.isFinite else { throw ValidationError("invalid duration \(duration): expected seconds > 0") }
         if let packets { guard packets > 0 else { throw ValidationError("invalid packet count \(packets)") } }
         if let phy { guard Self.parsePHY(phy) != nil else { throw ValidationError("invalid PHY \(phy): expected 1m, 2m or coded") } }
@@ -91,6 +111,7 @@ struct ThroughputCommand: AsyncParsableCommand {
         // validate() has checked these.
         let peer = BluetoothAddress(parsing: address) ?? BluetoothAddress(value: 0, type: .public)
         let mode = ThroughputMode(rawValue: mode) ?? .notify
+        if mode == .l2cap, let spsm = psm.flatMap(parseSPSM) { return await runOnChannel(peer: peer, psm: spsm) }
         var configuration = HostConfiguration()
         if let mtu { configuration.preferredMTU = UInt16(mtu) }
         let options = ThroughputOptions(

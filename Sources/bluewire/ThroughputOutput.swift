@@ -14,7 +14,8 @@ final class ThroughputProgressLine: Sendable {
 
     func show(_ progress: ThroughputProgress) {
         let seconds = Double(progress.elapsed.microseconds) / 1_000_000
-        var line = String(format: "%6.1f s  %9.1f kbit/s  %9d packets", seconds, progress.intervalKilobitsPerSecond, progress.packets)
+        let unit = mode == .l2cap ? "SDUs" : "packets"
+        var line = String(format: "%6.1f s  %9.1f kbit/s  %9d ", seconds, progress.intervalKilobitsPerSecond, progress.packets) + unit
         if let lost = progress.lost { line += "  \(lost) lost" }
         write(isTerminal ? "\r\u{1B}[K" + line : line + "\n")
         drawn.withLock { $0 = true }
@@ -39,12 +40,14 @@ enum ThroughputReportOutput {
 
     static func lines(_ report: ThroughputReport) -> [String] {
         let seconds = Double(report.elapsed.microseconds) / 1_000_000
+        // A channel moves SDUs under the channel's MTU; GATT moves packets under the ATT_MTU.
+        let (mtuName, unit) = report.mode == .l2cap ? ("MTU", "SDUs") : ("ATT_MTU", "packets")
         var lines = [
-            "mode \(report.mode.rawValue), ATT_MTU \(report.mtu), \(report.payloadLength)-octet packets, \(String(format: "%.3f", seconds)) s",
-            String(format: "goodput %.1f kbit/s, %.1f packets/s", report.kilobitsPerSecond, report.packetsPerSecond),
+            "mode \(report.mode.rawValue), \(mtuName) \(report.mtu), \(report.payloadLength)-octet \(unit), \(String(format: "%.3f", seconds)) s",
+            String(format: "goodput %.1f kbit/s, %.1f \(unit)/s", report.kilobitsPerSecond, report.packetsPerSecond),
         ]
         if let phy = report.phy { lines.append("PHY \(phyName(phy.tx)) transmit, \(phyName(phy.rx)) receive") }
-        var counts = "\(report.packets) packets (\(report.octets) octets) arrived"
+        var counts = "\(report.packets) \(unit) (\(report.octets) octets) arrived"
         if let sent = report.sent { counts += ", \(sent) sent" }
         lines.append(counts)
         if let lost = report.lost, let outOfOrder = report.outOfOrder {

@@ -68,6 +68,7 @@ public struct ThroughputClient: Sendable {
     public func run(
         _ options: ThroughputOptions, progress: @escaping @Sendable (ThroughputProgress) -> Void = { _ in }
     ) async throws(ThroughputError) -> ThroughputReport {
+        if options.mode == .l2cap { throw .notGATT(.l2cap) }
         let gatt = await connection.gatt
         if options.exchangesMTU {
             do { _ = try await gatt.exchangeMTU() } catch { throw Self.map(error) }
@@ -82,6 +83,8 @@ public struct ThroughputClient: Sendable {
         switch options.mode {
         case .notify:
             result = try await measureNotifications(characteristic, options, gatt, mtu: mtu, progress: progress)
+        case .l2cap:
+            throw .notGATT(.l2cap)
         case .write, .writeWithoutResponse:
             let maximum = ThroughputProfile.maximumPayloadLength(mtu: mtu)
             let length = options.payloadLength ?? maximum
@@ -102,6 +105,7 @@ public struct ThroughputClient: Sendable {
         case .notify: .notify
         case .writeWithoutResponse: .writeWithoutResponse
         case .write: .write
+        case .l2cap: throw .notGATT(.l2cap)
         }
         let profileUUID = options.mode == .notify ? ThroughputProfile.stream : ThroughputProfile.sink
         for service in services {

@@ -18,6 +18,10 @@ public enum ThroughputError: Error, Sendable, CustomStringConvertible {
     case disconnected(HCIStatus)
     /// Sending failed on the connection (ATT bearer closed...).
     case connection(ConnectionError)
+    /// The credit based channel (l2cap mode) could not be opened or ended with an error.
+    case channel(L2CAPChannelError)
+    /// The mode does not run over GATT (`l2cap`: use `ChannelThroughput` on an `EngineHost`).
+    case notGATT(ThroughputMode)
 
     public var description: String {
         switch self {
@@ -32,6 +36,8 @@ public enum ThroughputError: Error, Sendable, CustomStringConvertible {
         case .gatt(let error): "\(error)"
         case .disconnected(let reason): "disconnected: \(reason)"
         case .connection(let error): "\(error)"
+        case .channel(let error): "channel: \(error)"
+        case .notGATT(let mode): "\(mode.rawValue) does not run over GATT"
         }
     }
 

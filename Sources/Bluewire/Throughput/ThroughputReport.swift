@@ -10,6 +10,10 @@ public enum ThroughputMode: String, Sendable, Hashable, CaseIterable {
     /// The central writes the sink with Write Requests (§3.4.5.1), one at a time (one outstanding
     /// request per bearer, §3.3.2); each Write Response gives a round-trip latency.
     case write
+    /// The peer's source sends sequence-numbered SDUs on an LE Credit Based channel (Core Vol 3
+    /// Part A §4.22, §10.1) as fast as credits allow; the central counts them (`ChannelThroughput`,
+    /// on an `EngineHost`, not GATT: `ThroughputClient` refuses it).
+    case l2cap
 
     /// Whether each packet is acknowledged at the ATT layer (so latency can be measured).
     public var isAcknowledged: Bool { self == .write }
@@ -46,9 +50,9 @@ public struct ThroughputProgress: Sendable, Hashable {
 /// ≈ 1,402 kbit/s on LE 2M with 251-octet link-layer packets and ATT_MTU 247.
 public struct ThroughputReport: Sendable, Hashable {
     public var mode: ThroughputMode
-    /// The ATT_MTU in force.
+    /// The ATT_MTU in force (l2cap: our receive MTU on the channel).
     public var mtu: Int
-    /// Octets of each packet's value.
+    /// Octets of each packet's value (l2cap: of the longest SDU).
     public var payloadLength: Int
     /// The measured interval: from the start of the stream to the last packet (notify), or until the
     /// controller had sent every write (writes).
