@@ -42,41 +42,40 @@ enum ServeChannelThroughput {
         }
         lines.advertising(name: name, address: await host.localAddress, psm: psm)
 
-        let signal = await withTaskGroup(of: Int32?.self) { group in
-            group.addTask {
-                for await event in events {
-                    switch event {
-                    case .connected(let connection):
-                        links.peers.withLock { $0[connection.handle] = connection.peer }
-                        lines.connected(connection.handle, peer: connection.peer)
-                    case .disconnected(let handle, let reason):
-                        let peer = links.peers.withLock { $0.removeValue(forKey: handle) }
-                        if let peer { output.print(.disconnected(connection: handle, peer: peer, reason: reason)) }
-                    case .advertisingStarted: lines.advertising(on: true)
-                    case .advertisingStopped: lines.advertising(on: false)
-                    default: break
+        let signal = await ServeSignals.serve(until: stop) {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await event in events {
+                        switch event {
+                        case .connected(let connection):
+                            links.peers.withLock { $0[connection.handle] = connection.peer }
+                            lines.connected(connection.handle, peer: connection.peer)
+                        case .disconnected(let handle, let reason):
+                            let peer = links.peers.withLock { $0.removeValue(forKey: handle) }
+                            if let peer { output.print(.disconnected(connection: handle, peer: peer, reason: reason)) }
+                        case .advertisingStarted: lines.advertising(on: true)
+                        case .advertisingStopped: lines.advertising(on: false)
+                        default: break
+                        }
                     }
+                    // The host's events end when the controller connection does.
                 }
-                // The host's events end when the controller connection does.
-                return nil
-            }
-            group.addTask {
-                for await channel in listener {
-                    let length = min(sduLength ?? channel.peerMTU, channel.peerMTU)
-                    lines.opened(channel, sduLength: length)
-                    Task {
-                        let (sent, end) = await ChannelThroughput.stream(on: channel, sduLength: length)
-                        lines.closed(channel, sent: sent, reason: end)
+                group.addTask {
+                    for await channel in listener {
+                        let length = min(sduLength ?? channel.peerMTU, channel.peerMTU)
+                        lines.opened(channel, sduLength: length)
+                        Task {
+                            let (sent, end) = await ChannelThroughput.stream(on: channel, sduLength: length)
+                            lines.closed(channel, sent: sent, reason: end)
+                        }
                     }
+                    // Keep waiting for the signal or the end of the events.
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
                 }
-                // Keep waiting for the signal or the end of the events.
-                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-                return nil
+                // The events ended (the controller connection did): stop accepting channels too.
+                await group.next()
+                group.cancelAll()
             }
-            group.addTask { await stop.first { _ in true } }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
         }
         guard let signal else {
             await host.close()

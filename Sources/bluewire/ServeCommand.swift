@@ -115,15 +115,8 @@ struct ServeCommand: AsyncParsableCommand {
         output.advertising(name: advertisement, address: address, plan: plan, attributes: database.attributes.count)
 
         // Serve until a signal, or until the Host ends (its events finish when the transport closes).
-        let signal = await withTaskGroup(of: Int32?.self) { group in
-            group.addTask {
-                await ServeRelay.serve(events, host: host, output: output)
-                return nil
-            }
-            group.addTask { await stop.first { _ in true } }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        let signal = await ServeSignals.serve(until: stop) {
+            await ServeRelay.serve(events, host: host, output: output)
         }
         guard let signal else {
             await host.close()

@@ -21,6 +21,21 @@ enum ServeSignals {
         continuation.onTermination = { _ in keep.cancel() }
         return stream
     }
+
+    /// Runs `serving` until SIGINT or SIGTERM arrives, and returns it; nil when `serving` returned
+    /// first (the host's events ended with the controller connection).
+    static func serve(until stop: AsyncStream<Int32>, _ serving: @escaping @Sendable () async -> Void) async -> Int32? {
+        await withTaskGroup(of: Int32?.self) { group in
+            group.addTask {
+                await serving()
+                return nil
+            }
+            group.addTask { await stop.first { _ in true } }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
 }
 
 /// Keeps the dispatch sources alive; cancelled once, from the stream's termination handler.

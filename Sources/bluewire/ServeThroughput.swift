@@ -48,15 +48,8 @@ enum ServeThroughput {
         let lines = ThroughputPeerOutput(json: json, serve: output)
         lines.handles(peer.handles)
 
-        let signal = await withTaskGroup(of: Int32?.self) { group in
-            group.addTask {
-                await peer.serve(on: host, events: events) { lines.print($0) }
-                return nil
-            }
-            group.addTask { await stop.first { _ in true } }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        let signal = await ServeSignals.serve(until: stop) {
+            await peer.serve(on: host, events: events) { lines.print($0) }
         }
         guard let signal else {
             await host.close()
