@@ -46,6 +46,11 @@ extension HostEngine {
             }
         } else {
             advertisingConnectionCreated()
+            if controller?.supportsDataLengthExtension == true {
+                // The peripheral asks for longer link-layer packets too (§7.8.33): a controller that
+                // starts at 27 octets would otherwise send every notification in 27-octet PDUs.
+                enqueue(nil, .bestEffort, [.leSetDataLength(LESetDataLength(connectionHandle: handle))], optional: true)
+            }
         }
     }
 

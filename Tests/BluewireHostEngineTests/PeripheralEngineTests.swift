@@ -45,7 +45,8 @@ struct PeripheralEngineTests {
         driver.controller(ControllerBytes.leConnectionComplete(handle: Self.link, central: false, peer: Self.central))
         let connection = HostConnection(handle: Self.link, peer: Self.central, role: .peripheral, interval: 0x0018)
         #expect(driver.takeEvents() == [.connected(connection), .advertisingStopped])
-        #expect(driver.takeWritten().isEmpty)
+        // The peripheral asks for longer link-layer packets too (§7.8.33), and nothing else.
+        #expect(driver.answerCommands() == [.leSetDataLength])
 
         // Exchange MTU (§3.4.2): the server answers with its Rx MTU (247) and both use the smaller.
         driver.controller(ControllerBytes.att(handle: Self.link, [0x02, 0x00, 0x02]))
