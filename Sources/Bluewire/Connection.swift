@@ -78,8 +78,10 @@ public struct Connection: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Fires a trigger on this connection's state machine (refused triggers throw, naming state and trigger).
+    /// Internal: only the host moves the state machine, in step with the link (a caller firing triggers
+    /// could put it out of step with what the controller reports).
     @discardableResult
-    public func fire(_ trigger: ConnectionTrigger) async throws(ConnectionError) -> ConnectionTransition {
+    func fire(_ trigger: ConnectionTrigger) async throws(ConnectionError) -> ConnectionTransition {
         try await host.fire(trigger, on: handle)
     }
 }
