@@ -42,7 +42,7 @@ targets=(
   "gatt-client:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT|4096"
   "btsnoop:BluewireCore BluewireSnoop|16384|Capture"
   "pcapng:BluewireCore BluewireSnoop|16384|Capture"
-  "capture-analysis:BluewireCore BluewireSnoop BluewireHCI BluewireL2CAP BluewireATT BluewireGATT BluewireAnalysis|8192"
+  "capture-analysis:BluewireCore BluewireSnoop BluewireHCI BluewireL2CAP BluewireATT BluewireGATT BluewireSMP BluewireAnalysis|8192"
   "gatt-database-json:BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT|8192"
   "smp-pdu:BluewireCore BluewireSMP|1024"
 )
@@ -62,7 +62,7 @@ module_deps() {
     BluewireL2CAP) echo "BluewireCore BluewireHCI" ;;
     BluewireATT) echo "BluewireCore BluewireHCI BluewireL2CAP" ;;
     BluewireGATT) echo "BluewireCore BluewireHCI BluewireL2CAP BluewireATT" ;;
-    BluewireAnalysis) echo "BluewireCore BluewireSnoop BluewireHCI BluewireL2CAP BluewireATT BluewireGATT" ;;
+    BluewireAnalysis) echo "BluewireCore BluewireSnoop BluewireHCI BluewireL2CAP BluewireATT BluewireGATT BluewireSMP" ;;
     *) echo "fuzz: unknown module $1" >&2; return 1 ;;
   esac
 }
