@@ -64,16 +64,8 @@ public enum ChannelThroughput {
             // The source closed the channel before the end: the run ends there.
             return nil
         }
-        let ticker = Task {
-            await ThroughputClient.tick(clock: clock, meter: meter, start: start, options: options, progress: progress)
-            receiver.cancel()
-        }
-        let failure = await withTaskCancellationHandler {
-            await receiver.value
-        } onCancel: {
-            receiver.cancel()
-        }
-        ticker.cancel()
+        let failure = await ThroughputClient.run(
+            receiver, clock: clock, meter: meter, start: start, options: options, progress: progress)
         await channel.close()
         if let failure { throw .channel(failure) }
         let state = meter.snapshot()

@@ -149,16 +149,7 @@ public struct ThroughputClient: Sendable {
             }
             return nil
         }
-        let ticker = Task {
-            await Self.tick(clock: clock, meter: meter, start: start, options: options, progress: progress)
-            receiver.cancel()
-        }
-        let failure = await withTaskCancellationHandler {
-            await receiver.value
-        } onCancel: {
-            receiver.cancel()
-        }
-        ticker.cancel()
+        let failure = await Self.run(receiver, clock: clock, meter: meter, start: start, options: options, progress: progress)
         if let failure { throw Self.map(failure) }
         // Stops the peer's stream; what it sent meanwhile is not counted.
         do { try await gatt.unsubscribe(subscription) } catch { throw Self.map(error) }
@@ -242,6 +233,25 @@ public struct ThroughputClient: Sendable {
     // MARK: Helpers
 
     /// Sleeps until the run's end on the Host's clock, calling `progress` every interval.
+    /// Waits for `receiver` (which feeds `meter`) while progress is reported, and stops it when the run's
+    /// time is up; returns how the receiver failed, if it did. Cancelling the caller cancels the receiver.
+    static func run<Failure: Error>(
+        _ receiver: Task<Failure?, Never>, clock: any HostClock, meter: ThroughputMeter, start: MonotonicInstant,
+        options: ThroughputOptions, progress: @escaping @Sendable (ThroughputProgress) -> Void
+    ) async -> Failure? {
+        let ticker = Task {
+            await tick(clock: clock, meter: meter, start: start, options: options, progress: progress)
+            receiver.cancel()
+        }
+        let failure = await withTaskCancellationHandler {
+            await receiver.value
+        } onCancel: {
+            receiver.cancel()
+        }
+        ticker.cancel()
+        return failure
+    }
+
     static func tick(
         clock: any HostClock, meter: ThroughputMeter, start: MonotonicInstant, options: ThroughputOptions,
         progress: @Sendable (ThroughputProgress) -> Void
