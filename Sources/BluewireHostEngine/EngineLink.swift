@@ -21,6 +21,11 @@ struct EngineLink: Sendable {
     var channels: LinkChannels
     /// GATT client operations, the head one in progress (one ATT request at a time, §3.3.2).
     var clientOperations: [ClientOperation] = []
+    /// The peer's server answered Read Multiple Variable Length with Request Not Supported: later
+    /// `.readMultiple` requests read each value on its own from the start.
+    var readMultipleVariableRefused = false
+    /// Our Client Supported Features were written to the peer's server (HostEngine+ClientFeatures).
+    var clientFeaturesWritten = false
     /// Disconnect requests waiting for Disconnection Complete.
     var disconnectRequests: [HostRequestID] = []
     /// Indications sent for a request, waiting for the central's confirmation.

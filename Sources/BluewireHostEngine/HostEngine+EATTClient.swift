@@ -23,6 +23,9 @@ extension HostEngine {
         case .discoverAll: procedure = .discover(DiscoverDatabase())
         case .read(let attribute): procedure = .read(ReadCharacteristicValue(handle: attribute))
         case .readLong(let attribute): procedure = .readLong(ReadLongCharacteristicValues(handle: attribute, mtu: mtu))
+        case .readMultiple(let handles):
+            // Read Multiple Variable Length is mandatory on a server with EATT (Core Vol 3 Part G Table 4.2).
+            procedure = .readMultiple(ReadMultipleValues(handles: handles, mtu: mtu))
         case .write(let attribute, let value): procedure = .write(WriteCharacteristicValue(handle: attribute, value: value, mtu: mtu))
         case .writeWithoutResponse(let attribute, let value), .signedWrite(let attribute, let value):
             // An EATT bearer is always encrypted: a signed write goes as a plain Write Command (§4.9.2).

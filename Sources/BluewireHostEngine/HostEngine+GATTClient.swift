@@ -11,6 +11,7 @@ enum ClientProcedure: Sendable {
     case discover(DiscoverDatabase)
     case read(ReadCharacteristicValue)
     case readLong(ReadLongCharacteristicValues)
+    case readMultiple(ReadMultipleValues)
     case write(WriteCharacteristicValue)
     case configure(ConfigureClientCharacteristicConfiguration)
     case exchangeMTU
@@ -22,6 +23,7 @@ enum ClientProcedure: Sendable {
         case .discover(var p): let s = try p.start(); self = .discover(p); return Self.map(s) { .services($0) }
         case .read(var p): let s = try p.start(); self = .read(p); return Self.map(s) { .value($0) }
         case .readLong(var p): let s = try p.start(); self = .readLong(p); return Self.map(s) { .value($0) }
+        case .readMultiple(var p): let s = try p.start(); self = .readMultiple(p); return Self.map(s) { .values($0) }
         case .write(var p): let s = try p.start(); self = .write(p); return Self.map(s) { _ in .done }
         case .configure(var p): let s = try p.start(); self = .configure(p); return Self.map(s) { .configured(descriptorHandle: $0) }
         case .exchangeMTU: return .finished(.done)
@@ -33,6 +35,7 @@ enum ClientProcedure: Sendable {
         case .discover(var p): let s = try p.receive(response); self = .discover(p); return Self.map(s) { .services($0) }
         case .read(var p): let s = try p.receive(response); self = .read(p); return Self.map(s) { .value($0) }
         case .readLong(var p): let s = try p.receive(response); self = .readLong(p); return Self.map(s) { .value($0) }
+        case .readMultiple(var p): let s = try p.receive(response); self = .readMultiple(p); return Self.map(s) { .values($0) }
         case .write(var p): let s = try p.receive(response); self = .write(p); return Self.map(s) { _ in .done }
         case .configure(var p): let s = try p.receive(response); self = .configure(p); return Self.map(s) { .configured(descriptorHandle: $0) }
         case .exchangeMTU: return .finished(.done)
@@ -49,7 +52,8 @@ enum ClientProcedure: Sendable {
 
 /// A queued GATT client operation on one link.
 struct ClientOperation: Sendable {
-    var id: HostRequestID
+    /// The application's request; nil for one the engine queues itself (HostEngine+ClientFeatures).
+    var id: HostRequestID?
     var procedure: ClientProcedure
     /// The ATT request in flight for it, once started.
     var request: ATTRequestID?
@@ -60,7 +64,7 @@ struct ClientOperation: Sendable {
     /// Parked until the link's encryption changes.
     var awaitingSecurity = false
 
-    init(id: HostRequestID, procedure: ClientProcedure) {
+    init(id: HostRequestID?, procedure: ClientProcedure) {
         self.id = id
         self.procedure = procedure
         self.original = procedure
@@ -76,6 +80,8 @@ extension HostEngine {
         case .discoverAll: procedure = .discover(DiscoverDatabase())
         case .read(let handle): procedure = .read(ReadCharacteristicValue(handle: handle))
         case .readLong(let handle): procedure = .readLong(ReadLongCharacteristicValues(handle: handle, mtu: mtu))
+        case .readMultiple(let handles):
+            procedure = .readMultiple(ReadMultipleValues(handles: handles, mtu: mtu, useVariableLength: !link.readMultipleVariableRefused))
         case .write(let handle, let value): procedure = .write(WriteCharacteristicValue(handle: handle, value: value, mtu: mtu))
         case .writeWithoutResponse(let handle, let value), .signedWrite(let handle, let value):
             // A command: no transaction, nothing to wait for (Core Vol 3 Part F §3.4.5.3).
@@ -159,6 +165,7 @@ extension HostEngine {
     mutating func finishClientOperation(_ handle: UInt16, _ result: Result<HostCompletion, HostEngineError>) {
         guard let operation = links[handle]?.clientOperations.first else { return }
         links[handle]?.clientOperations.removeFirst()
+        clientOperationFinished(handle, operation, result)
         complete(operation.id, result)
     }
 

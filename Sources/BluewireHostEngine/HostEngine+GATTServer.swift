@@ -45,6 +45,23 @@ extension HostEngine {
         complete(id, .success(.notified(notified)))
     }
 
+    /// Several values to one central, packed as its client allows (`GATTServer.notifyMultiple`).
+    mutating func notifyMultiple(_ id: HostRequestID, _ values: [GATTHandleValue], _ connection: UInt16) {
+        guard let index = links.index(forKey: connection), !links.values[index].bearer.isClosed else {
+            return complete(id, .success(.notified([])))
+        }
+        let pdus: [GATTOutboundPDU]
+        do throws(GATTServerError) {
+            pdus = try server.notifyMultiple(values, to: connection)
+        } catch {
+            return complete(id, .failure(.server(error)))
+        }
+        var sent = false
+        for pdu in pdus where (try? links.values[index].bearer.notify(encoded: pdu.bytes)) != nil { sent = true }
+        drainBearer(handle: connection)
+        complete(id, .success(.notified(sent ? [connection] : [])))
+    }
+
     /// The hot path (a sensor streaming to one central): the same checks as the server's
     /// (notify property, CCCD, subscription, MTU), then the L2CAP frame is built once, straight
     /// from the value, and handed to the ACL queue.

@@ -215,6 +215,7 @@ public struct HostEngine: Sendable {
         case .startAdvertising(let advertisement): startAdvertising(id, advertisement)
         case .stopAdvertising: stopAdvertising(id)
         case .notify(let valueHandle, let value, let connection): notify(id, valueHandle, value, connection)
+        case .notifyMultiple(let values, let connection): notifyMultiple(id, values, connection)
         case .indicate(let valueHandle, let value, let connection): indicate(id, valueHandle, value, connection)
         case .gatt(let connection, let operation): gattClient(id, connection, operation)
         case .registerServer(let spsm, let parameters, let security, let creditReturn):

@@ -131,6 +131,8 @@ public enum HostCompletion: Hashable, Sendable {
     case services([DiscoveredService])
     /// A read: the value.
     case value([UInt8])
+    /// A read of several values (`GATTClientRequest.readMultiple`): each whole, in the order asked.
+    case values([[UInt8]])
     /// An MTU exchange: the ATT_MTU now in use.
     case mtu(Int)
     /// A notification was sent to these connections.
@@ -225,14 +227,32 @@ public struct HostEngineConfiguration: Hashable, Sendable {
     public var connectionTimeout: TimeSpan
     /// Our ATT Rx MTU, offered in exchanges and used by the server.
     public var preferredMTU: UInt16
+    /// What our GATT client writes to a peer's Client Supported Features characteristic (Core Vol 3
+    /// Part G §7.2) once a discovery finds it, so that the peer's server knows it may send Multiple
+    /// Handle Value Notifications (Part G §4.10.2 forbids them to a client that has not said so) and
+    /// that we use EATT. Empty: never written. The default is what this engine supports: Multiple
+    /// Handle Value Notifications, and EATT where channels are built in.
+    public var clientFeatures: GATTClientFeatures
+
+    /// What the engine's GATT client supports (`clientFeatures`' default). Not Robust Caching: the
+    /// client does not track the server's Database Hash.
+    public static var supportedClientFeatures: GATTClientFeatures {
+        #if BLUEWIRE_NO_CHANNELS
+        return [.multipleHandleValueNotifications]
+        #else
+        return [.eatt, .multipleHandleValueNotifications]
+        #endif
+    }
 
     public init(
         randomAddress: BluetoothAddress, commandTimeout: TimeSpan = .seconds(2),
-        connectionTimeout: TimeSpan = .seconds(10), preferredMTU: UInt16 = 247
+        connectionTimeout: TimeSpan = .seconds(10), preferredMTU: UInt16 = 247,
+        clientFeatures: GATTClientFeatures = HostEngineConfiguration.supportedClientFeatures
     ) {
         self.randomAddress = randomAddress
         self.commandTimeout = commandTimeout
         self.connectionTimeout = connectionTimeout
         self.preferredMTU = preferredMTU
+        self.clientFeatures = clientFeatures
     }
 }

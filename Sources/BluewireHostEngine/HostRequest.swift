@@ -24,6 +24,10 @@ public enum HostRequest: Hashable, Sendable {
     case stopAdvertising
     /// Notify `value` on a characteristic to every subscribed central (or only `connection`).
     case notify(valueHandle: UInt16, value: [UInt8], connection: UInt16?)
+    /// Notify several values to one central at once: packed into Multiple Handle Value Notifications
+    /// when its client declared them in Client Supported Features, else one notification each
+    /// (`GATTServer.notifyMultiple`, Core Vol 3 Part G §4.10.2). Completes with `.notified`.
+    case notifyMultiple([GATTHandleValue], connection: UInt16)
     /// Indicate `value` on one connection; completes when the central confirms (§3.4.7.2).
     case indicate(valueHandle: UInt16, value: [UInt8], connection: UInt16)
     /// A GATT client operation on a link, queued behind the link's earlier ones (one ATT request at a time).
@@ -92,6 +96,11 @@ public enum GATTClientRequest: Hashable, Sendable {
     case read(handle: UInt16)
     /// Read Long Characteristic Values (§4.8.3).
     case readLong(handle: UInt16)
+    /// Several values, each whole (`ReadMultipleValues`): Read Multiple Variable Length (§4.8.5) when
+    /// there are two or more and the server has it, finished with Read Blob where the answer was cut
+    /// at ATT_MTU; one Read (and Read Blobs) per value on a server that answers Request Not Supported,
+    /// which the engine then remembers for the link. Completes with `.values`, in the order asked.
+    case readMultiple(handles: [UInt16])
     /// Write Characteristic Value (§4.9.3); the value must fit one Write Request (ATT_MTU − 3).
     case write(handle: UInt16, value: [UInt8])
     /// Write Without Response (§4.9.1): completes as soon as the command is queued.

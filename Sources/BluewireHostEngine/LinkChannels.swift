@@ -46,7 +46,7 @@ struct LinkChannels: Sendable {
     mutating func forget(_ cid: UInt16) -> ClosedChannelRequests {
         let wasBearer = eattBearers.removeValue(forKey: cid) != nil
         heldCredits[cid] = nil
-        var operations = (eattClientOperations.removeValue(forKey: cid) ?? []).map { $0.id }
+        var operations = (eattClientOperations.removeValue(forKey: cid) ?? []).compactMap { $0.id }
         // The last bearer gone: operations waiting for any bearer have none left to run on.
         if wasBearer && eattBearers.isEmpty {
             operations += sharedEATTOperations.map { $0.id }

@@ -22,6 +22,13 @@ public struct ReadLongCharacteristicValues: GATTClientProcedure, Sendable {
         self.mtu = mtu
     }
 
+    /// Continues a value whose first `octets` arrived some other way (a Read Multiple Variable Length
+    /// answer cut at ATT_MTU): the next answer expected is a Read Blob Response at that offset.
+    mutating func resume(after octets: [UInt8]) {
+        value = octets
+        readingBlobs = true
+    }
+
     public mutating func start() throws(GATTClientError) -> GATTProcedureStep<[UInt8]> {
         guard handle != 0 else { throw .invalidHandleRange(start: 0, end: 0) }
         return .request(.readRequest(handle: handle))
