@@ -210,6 +210,36 @@ struct ConnectionStateMachineHostTests {
         await bench.close()
     }
 
+    @Test("LE Create Connection itself failing (the controller never answers it: the command times out in virtual time) is a Failure with the command's error")
+    func createConnectionCommandFailure() async throws {
+        let bench = try await FaultBench.make(commandTimeout: .seconds(2))
+        let central = bench.central
+        let log = Transcript(await central.transitions(of: Self.peer))
+        bench.centralController.faults.silentOpcodes = [HCIOpcode.leCreateConnection.rawValue, HCIOpcode.leExtendedCreateConnection.rawValue]
+        let finished = Completion()
+        let attempt = Task {
+            defer { finished.finish() }
+            return try await central.connect(to: Self.peer, timeout: .seconds(60))
+        }
+        await log.wait(for: 1) { $0.trigger == .connect }
+        // The command's timeout starts when it is sent, after LE Set Default PHY: move virtual time a
+        // command timeout at a time until the attempt ends (well before its own 60 s).
+        for _ in 0..<10 where !finished.isDone {
+            await bench.clock.advance(by: .seconds(2))
+            try await bench.settleQuiet("the host has handled what the timeout caused")
+        }
+        guard case .failure(HostError.command) = await attempt.result else {
+            Issue.record("expected the command's error, got \(await attempt.result)")
+            await bench.close()
+            return
+        }
+        let failure = try #require(await log.wait(for: 1) { $0.trigger == .failure }.first)
+        #expect("\(failure.transition)" == "Disconnected.Connecting --Failure--> Error")
+        if case .host(.command)? = failure.cause {} else { Issue.record("cause: \(String(describing: failure.cause))") }
+        bench.centralController.faults.silentOpcodes = []
+        await bench.close()
+    }
+
     @Test("scanning: StartScan, DeviceFound, StopScan and ScanCompleted on the scan path and on a known peer; Connect while scanning goes Scanning → Connecting")
     func scanTransitions() async throws {
         let bench = try await FaultBench.make()
@@ -256,6 +286,20 @@ struct ConnectionStateMachineHostTests {
             (.connect, .disconnected(.connecting)), (.connected, .connected(.idle)),
         ]))
         try await connection.disconnect()
+        await bench.close()
+    }
+
+    @Test("a peer that becomes known while a scan runs scans along from then on: StartScan, then the scan's StopScan")
+    func peerKnownDuringAScan() async throws {
+        let bench = try await FaultBench.make()
+        let central = bench.central
+        var scan = await central.scan(filter: AdvertisingFilter(addresses: [Self.peer])).makeAsyncIterator()
+        #expect(try await scan.next()?.address == Self.peer)
+        let log = Transcript(await central.transitions(of: Self.bystander))
+        #expect(await central.state(of: Self.bystander) == .disconnected(.scanning))
+        await central.stopScan()
+        await log.wait(for: 1) { $0.trigger == .stopScan }
+        #expect(Self.describe(log.elements) == Self.path(from: .initial, [(.startScan, .disconnected(.scanning)), (.stopScan, .initial)]))
         await bench.close()
     }
 

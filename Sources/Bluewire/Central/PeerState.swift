@@ -99,10 +99,10 @@ extension BluetoothHost {
             continuation.finish()
             return stream
         }
-        let record = peerRecord(address)
         let id = nextObserverID
         nextObserverID += 1
-        record.observers[id] = continuation
+        // Registered before a new record joins a running scan, so its StartScan is reported too.
+        _ = peerRecord(address) { $0.observers[id] = continuation }
         continuation.onTermination = { _ in Task { await self.endPeerObserver(address, id) } }
         return stream
     }
@@ -124,12 +124,17 @@ extension BluetoothHost {
         }
     }
 
-    /// The record of `address`, made on first use. A peer that becomes known while a scan runs takes
-    /// part in it at once (`StartScan`), as one known before the scan started did.
-    func peerRecord(_ address: BluetoothAddress) -> PeerRecord {
-        if let record = peers[address] { return record }
+    /// The record of `address`, made on first use (`prepare` runs on it first, new or not). A peer that
+    /// becomes known while a scan runs takes part in it at once (`StartScan`), as one known before the
+    /// scan started did.
+    func peerRecord(_ address: BluetoothAddress, prepare: (PeerRecord) -> Void = { _ in }) -> PeerRecord {
+        if let record = peers[address] {
+            prepare(record)
+            return record
+        }
         let record = PeerRecord(address: address)
         peers[address] = record
+        prepare(record)
         if scanSession != nil {
             // Cannot be refused: a new machine is in Disconnected.Initial, which accepts StartScan.
             fireExpected(.startScan, on: record)
