@@ -171,9 +171,8 @@ extension BluetoothHost {
         // `connect` fired Connect). A central that connected to this host, or a late connection the
         // host drops, gets a machine of its own, created in Connecting as the controller saw it.
         let attempt = role == .central && isAwaitingConnection && pendingConnection?.commandSent == true
-        let record = attempt
-            ? peerRecord(pendingConnection!.peer)
-            : PeerRecord(address: event.peerAddress, state: .disconnected(.connecting))
+        let record = (attempt ? pendingConnection.map { peerRecord($0.peer) } : nil)
+            ?? PeerRecord(address: event.peerAddress, state: .disconnected(.connecting))
         let link = Link(
             handle: event.connectionHandle, role: role, peer: event.peerAddress,
             connectionInterval: event.connectionInterval, preferredMTU: configuration.preferredMTU, peerState: record)
