@@ -169,7 +169,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InteropTests",
-            dependencies: ["ExampleSupport", "Bluewire", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireSnoop", "BluewireAnalysis", "PeerTestSupport"]
+            dependencies: ["ExampleSupport", "Bluewire", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireSnoop", "BluewireAnalysis", "BluewireTesting", "PeerTestSupport"]
         ),
     ]
 )

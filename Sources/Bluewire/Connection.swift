@@ -72,7 +72,9 @@ public struct Connection: Sendable, Hashable, CustomStringConvertible {
         get async { await host.isConnected(handle: handle) }
     }
 
-    /// The connection state machine's current state (Connected.Idle etc.).
+    /// The connection state machine's current state (Connected.Idle etc.); once the link is gone, the
+    /// state it was left in (Disconnected.Initial, or Error after a failure). For a connection made with
+    /// `connect(to:)` this is the peer's machine (`BluetoothHost.state(of:)`) while the link is up.
     public var state: ConnectionState {
         get async { await host.connectionState(handle: handle) }
     }
@@ -171,13 +173,13 @@ extension BluetoothHost {
     func isConnected(handle: UInt16) -> Bool { links[handle] != nil }
 
     func connectionState(handle: UInt16) -> ConnectionState {
-        links[handle]?.stateMachine.state ?? .initial
+        links[handle]?.peerState.state ?? endedLinkStates[handle] ?? .initial
     }
 
     func fire(_ trigger: ConnectionTrigger, on handle: UInt16) throws(ConnectionError) -> ConnectionTransition {
         guard let link = links[handle] else { throw .disconnected(endedReason(handle)) }
         do throws(ConnectionTriggerRefused) {
-            return try link.stateMachine.fire(trigger)
+            return try link.peerState.fire(trigger)
         } catch {
             throw .refused(error)
         }

@@ -23,6 +23,14 @@ extension BluetoothHost {
     /// task cancels the attempt too (LE Create Connection Cancel) and throws
     /// `.connectionFailed(peer, .operationCancelledByHost)`.
     ///
+    /// The attempt goes through the peer's connection state machine (`state(of:)`, Docs/Design.md):
+    /// `Connect` now (Disconnected.Initial, or Scanning while a scan runs, → Connecting), `Connected`
+    /// on LE Connection Complete (→ Connected.Idle). A cancelled attempt fires `Disconnect` (back to
+    /// Initial: the application asked for it, nothing failed); an attempt that failed (an error status,
+    /// the timeout, LE Create Connection refused, a Hardware Error) fires `Failure` and leaves the
+    /// peer in Error with the cause (`failure(of:)`) until `reset(_:)`. `connect` is refused with
+    /// `.refused` while the peer is connected (or its link is still ending) and while it is in Error.
+    ///
     /// Where the controller supports them, the link is set up for throughput (`prepareCentralLink`):
     /// 2M PHY preferred, data length raised to 251 octets. Controllers that refuse either keep the
     /// defaults; that never fails the connection.
@@ -33,6 +41,11 @@ extension BluetoothHost {
     ) async throws(HostError) -> Connection {
         guard phase == .running, let controller else { throw .notRunning }
         guard pendingConnection == nil else { throw .connectionAttemptInProgress }
+        do throws(ConnectionTriggerRefused) {
+            try peerRecord(peer).fire(.connect)
+        } catch {
+            throw .refused(error)
+        }
         // The attempt exists from now on, so a cancel asked while the scan stops finds it.
         pendingConnection = PendingConnection(peer: peer, deadline: now + (timeout ?? configuration.connectionTimeout))
         if scanSession != nil { await stopScan() }
@@ -56,7 +69,12 @@ extension BluetoothHost {
             }
         }
         if case .failure(let error)? = created {
-            if pendingConnection?.peer == peer, pendingConnection?.continuation == nil { pendingConnection = nil }
+            if let pending = pendingConnection, pending.peer == peer, pending.continuation == nil {
+                pendingConnection = nil
+                // Not resolved yet: LE Create Connection itself failed. (A Hardware Error or a lost
+                // transport resolved the attempt already, which fired its Failure.)
+                if pending.outcome == nil { connectAttemptEnded(peer, error) }
+            }
             throw error
         }
         let result = await withTaskCancellationHandler {
@@ -109,12 +127,27 @@ extension BluetoothHost {
     /// Hands the attempt's outcome to `connect`, now or when it starts waiting.
     func resolvePendingConnection(_ outcome: Result<Connection, HostError>) {
         guard var pending = pendingConnection, pending.outcome == nil else { return }
+        if case .failure(let error) = outcome { connectAttemptEnded(pending.peer, error) }
         if let continuation = pending.continuation {
             pendingConnection = nil
             continuation.resume(returning: outcome)
         } else {
             pending.outcome = outcome
             pendingConnection = pending
+        }
+    }
+
+    /// An attempt ended without a connection: a cancel (or the application closing the host) is
+    /// `Disconnect` (Connecting → Initial), anything else `Failure` (→ Error) with the cause. Cannot
+    /// be refused: the peer's machine is in Connecting from `connect`'s Connect until its attempt is
+    /// resolved, which happens once.
+    func connectAttemptEnded(_ peer: BluetoothAddress, _ error: HostError) {
+        let record = peerRecord(peer)
+        switch error {
+        case .connectionFailed(_, .operationCancelledByHost), .notRunning:
+            fireExpected(.disconnect, on: record)
+        default:
+            fireExpected(.failure, on: record, cause: .host(error))
         }
     }
 
@@ -134,18 +167,31 @@ extension BluetoothHost {
             }
             return
         }
+        // The attempt `connect` waits for: its link runs on the peer's machine (in Connecting since
+        // `connect` fired Connect). A central that connected to this host, or a late connection the
+        // host drops, gets a machine of its own, created in Connecting as the controller saw it.
+        let attempt = role == .central && isAwaitingConnection && pendingConnection?.commandSent == true
+        let record = (attempt ? pendingConnection.map { peerRecord($0.peer) } : nil)
+            ?? PeerRecord(address: event.peerAddress, state: .disconnected(.connecting))
         let link = Link(
             handle: event.connectionHandle, role: role, peer: event.peerAddress,
-            connectionInterval: event.connectionInterval, preferredMTU: configuration.preferredMTU)
+            connectionInterval: event.connectionInterval, preferredMTU: configuration.preferredMTU, peerState: record)
         links[event.connectionHandle] = link
         endedLinks[event.connectionHandle] = nil
+        endedLinkStates[event.connectionHandle] = nil
         gattServer.connect(event.connectionHandle)
         publishServerEvents()
         let connection = Connection(host: self, handle: event.connectionHandle, peer: event.peerAddress, role: role)
         attachGATTClient(to: link, connection: connection)
+        // Cannot be refused: the record is in Connecting (see above). If it were, the link would be out
+        // of step with its model: the caller of `connect` gets the refusal and the link is dropped.
+        let refusal = fireExpected(.connected, on: record)
         log.hci.debug("connected", metadata: ["handle": "0x\(hex(event.connectionHandle, width: 4))", "peer": "\(event.peerAddress)", "role": "\(role)"])
         if role == .central {
-            if isAwaitingConnection, pendingConnection?.commandSent == true {
+            if attempt, let refusal {
+                resolvePendingConnection(.failure(.refused(refusal)))
+                disconnectLater(handle: event.connectionHandle)
+            } else if attempt {
                 resolvePendingConnection(.success(connection))
             } else {
                 // A connection we stopped waiting for (timed out, and the controller ignored the cancel).
@@ -210,7 +256,13 @@ extension BluetoothHost {
         for sinks in link.notificationSinks.values { for sink in sinks.values { sink.queue.finish() } }
         link.notificationSinks.removeAll()
         link.allNotificationSubscribers.removeAll()
-        _ = try? link.stateMachine.fire(.disconnect)
+        if link.peerState.state.isConnected {
+            // Cannot be refused: every Connected substate accepts Disconnect (through the superstate).
+            // A machine already in Error (a failure ended the link) stays there: only Reset leaves it.
+            fireExpected(.disconnect, on: link.peerState)
+        }
+        link.peerState.linkObserver = nil
+        endedLinkStates[handle] = link.peerState.state
         link.gattClient?.linkDisconnected()
         for waiter in link.disconnectWaiters { waiter.resume(returning: reason) }
         link.disconnectWaiters.removeAll()
@@ -222,6 +274,17 @@ extension BluetoothHost {
         publish(.disconnected(handle: handle, peer: link.peer, reason: reason))
         pumpACL()
         rescheduleTimer()
+    }
+
+    /// A failure ends every link (a Hardware Error, the transport lost): each link's machine goes to
+    /// Error with `cause` (Failure), then the link ends with `reason`.
+    func failLinks(cause: ConnectionFailureCause, reason: HCIStatus) {
+        for handle in Array(links.keys) {
+            guard let link = links[handle] else { continue }
+            // Cannot be refused: Failure is accepted in every state but Error, which is skipped.
+            if link.peerState.state != .error { fireExpected(.failure, on: link.peerState, cause: cause) }
+            linkDisconnected(handle: handle, reason: reason)
+        }
     }
 
     /// Open connections.

@@ -75,15 +75,18 @@ extension BluetoothHost {
         }
     }
 
-    /// A Hardware Error (Core Vol 4 Part E §7.7.16): every link is gone; fail what waits and reset
-    /// the controller so it can be used again.
+    /// A Hardware Error (Core Vol 4 Part E §7.7.16): every link is gone; fail what waits (the state
+    /// machines of the scan, the pending connection and every link go to Error with the cause) and
+    /// reset the controller so it can be used again.
     func hardwareError(code: UInt8) {
         log.hci.error("hardware error 0x\(hex(code, width: 2)); resetting the controller")
         commandCancellationCause = .hardwareError(code: code)
         for completion in commandFlow.cancelAll() { complete(completion) }
-        endScan(error: .hardwareError(code: code))
+        // Every connection state machine with something under way goes to Error with the cause (the
+        // scan, a pending connection, each link): the application resets each before using it again.
+        endScan(error: .hardwareError(code: code), trigger: .failure)
         failPendingConnection(.hardwareError(code: code))
-        for handle in Array(links.keys) { linkDisconnected(handle: handle, reason: .hardwareFailure) }
+        failLinks(cause: .host(.hardwareError(code: code)), reason: .hardwareFailure)
         enqueueProcedure { host in await host.recoverFromHardwareError(code: code) }
     }
 

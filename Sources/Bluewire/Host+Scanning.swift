@@ -10,7 +10,6 @@ struct ScanSession {
     /// Where found devices go; weak, so that a consumer who dropped the sequence stops the scan.
     weak var registration: ScanRegistration?
     var deadline: MonotonicInstant?
-    var stateMachine: ConnectionStateMachine
 }
 
 extension BluetoothHost {
@@ -25,7 +24,14 @@ extension BluetoothHost {
     ///
     /// `onTransition` observes the scan's state machine (Docs/Design.md: Disconnected.Initial →
     /// Disconnected.Scanning on StartScan, DeviceFound while scanning, back to Initial on StopScan or
-    /// ScanCompleted); it is called on the host's executor, so it must not block.
+    /// ScanCompleted, and to Error on Failure when a scan command fails, the controller reports a
+    /// Hardware Error or the transport ends); it is called on the host's executor, so it must not
+    /// block. A failed scan is not a stop: the machine stays in Error, and the next `scan` fails with
+    /// `.refused` until `resetScan()`, so the application sees the failure before it scans again.
+    ///
+    /// Every peer the host knows (`state(of:)`) that is in Disconnected.Initial scans along: StartScan
+    /// now, DeviceFound when its advertising arrives, and the scan's end (or Failure) when it ends; a
+    /// `connect(to:)` while the scan runs takes that peer from Scanning to Connecting.
     public func scan(
         filter: AdvertisingFilter = AdvertisingFilter(),
         parameters: ScanParameters = ScanParameters(),
@@ -34,12 +40,15 @@ extension BluetoothHost {
     ) -> ScanResults {
         guard phase == .running, let controller else { return ScanResults(registration: .failed(.notRunning)) }
         guard scanSession == nil else { return ScanResults(registration: .failed(.scanAlreadyRunning)) }
-        var machine = ConnectionStateMachine(observer: onTransition)
+        // Refused in Error: a failed scan is left only by `resetScan()`.
+        scanMachine.observer = onTransition
         do throws(ConnectionTriggerRefused) {
-            try machine.fire(.startScan)
+            try scanMachine.fire(.startScan)
         } catch {
+            scanMachine.observer = nil
             return ScanResults(registration: .failed(.refused(error)))
         }
+        fire(.startScan, onPeersIn: .initial)
         let id = nextObserverID
         nextObserverID += 1
         let registration = ScanRegistration { [weak self] in
@@ -48,7 +57,7 @@ extension BluetoothHost {
         }
         scanSession = ScanSession(
             id: id, aggregator: AdvertisingAggregator(filter: filter), registration: registration,
-            deadline: duration.map { now + $0 }, stateMachine: machine)
+            deadline: duration.map { now + $0 })
         // Queued now, behind any stop already asked for and ahead of any asked for later.
         let commands = ScanCommands.start(parameters, on: controller)
         enqueueProcedure { host in
@@ -56,7 +65,7 @@ extension BluetoothHost {
                 // Stopped before the controller started: the stop queued behind says the rest.
                 guard host.scanSession?.id == id else { return }
                 if case .failure(let error) = await host.sendCommandResult(command) {
-                    host.endScan(id: id, error: .command(error))
+                    host.endScan(id: id, error: .command(error), trigger: .failure)
                     return
                 }
             }
@@ -65,8 +74,19 @@ extension BluetoothHost {
         return ScanResults(registration: registration)
     }
 
-    /// The scan path's state: Disconnected.Scanning while a scan runs, else Disconnected.Initial.
-    public var scanState: ConnectionState { scanSession?.stateMachine.state ?? .initial }
+    /// The scan path's state: Disconnected.Scanning while a scan runs, Error after a failed scan
+    /// (until `resetScan()`), else Disconnected.Initial.
+    public var scanState: ConnectionState { scanMachine.state }
+
+    /// Leaves the Error a failed scan left (the design's `Reset`, Error → Disconnected.Initial).
+    /// - Throws: `.refused` naming the state and `Reset` when the scan path is not in Error.
+    public func resetScan() throws(HostError) {
+        do throws(ConnectionTriggerRefused) {
+            try scanMachine.fire(.reset)
+        } catch {
+            throw .refused(error)
+        }
+    }
 
     /// Stops the running scan (if any); its sequence finishes normally.
     public func stopScan() async {
@@ -86,7 +106,7 @@ extension BluetoothHost {
     func scanDurationElapsed() {
         guard let session = scanSession, let controller else { return }
         let id = session.id
-        updateScan { session, _ in session.deadline = nil }
+        scanSession?.deadline = nil
         rescheduleTimer()
         let stop = ScanCommands.stop(on: controller)
         enqueueProcedure { host in
@@ -95,15 +115,20 @@ extension BluetoothHost {
         }
     }
 
-    func endScan(error: HostError?) {
+    /// Ends the running scan: with `.stopScan` when the host stops it (the consumer's sequence then
+    /// throws `error` if there is one, as when the host closes), or with `.failure` when it failed.
+    func endScan(error: HostError?, trigger: ConnectionTrigger) {
         guard let session = scanSession else { return }
-        endScan(id: session.id, error: error, trigger: .stopScan)
+        endScan(id: session.id, error: error, trigger: trigger)
     }
 
-    func endScan(id: UInt64, error: HostError?, trigger: ConnectionTrigger = .stopScan) {
-        guard var session = scanSession, session.id == id else { return }
+    func endScan(id: UInt64, error: HostError?, trigger: ConnectionTrigger) {
+        guard let session = scanSession, session.id == id else { return }
         scanSession = nil
-        _ = try? session.stateMachine.fire(trigger)
+        let cause = error.map { ConnectionFailureCause.host($0) }
+        fire(trigger, onPeersIn: .disconnected(.scanning), cause: trigger == .failure ? cause : nil)
+        fireScan(trigger)
+        scanMachine.observer = nil
         if let error {
             session.registration?.queue.finish(throwing: error)
         } else {
@@ -112,28 +137,49 @@ extension BluetoothHost {
         rescheduleTimer()
     }
 
+    /// Fires `trigger` on the scan's machine. Cannot be refused: the machine is in Scanning exactly
+    /// while a scan session exists, and the callers fire only StopScan, ScanCompleted, DeviceFound and
+    /// Failure with a session, all accepted in Scanning. A refusal would be a bug: logged, not hidden.
+    func fireScan(_ trigger: ConnectionTrigger) {
+        do throws(ConnectionTriggerRefused) {
+            try scanMachine.fire(trigger)
+        } catch {
+            log.hci.error("scan state machine out of step: \(error)")
+        }
+    }
+
+    func found(_ device: DiscoveredDevice) {
+        fireScan(.deviceFound)
+        if let record = peers[device.address], record.state == .disconnected(.scanning) {
+            // Cannot be refused: Scanning accepts DeviceFound.
+            fireExpected(.deviceFound, on: record)
+        }
+    }
+
     func scanReceived(legacy report: LEAdvertisingReport) {
         updateScan { session, now in
-            guard let device = session.aggregator.add(report, now: now) else { return }
-            _ = try? session.stateMachine.fire(.deviceFound)
+            guard let device = session.aggregator.add(report, now: now) else { return nil }
             session.registration?.queue.yield(device)
-        }
+            return device
+        }.map(found)
     }
 
     func scanReceived(extended report: LEExtendedAdvertisingReport) {
         updateScan { session, now in
             guard let whole = session.extendedChains.add(report),
-                  let device = session.aggregator.add(whole.report, now: now) else { return }
-            _ = try? session.stateMachine.fire(.deviceFound)
+                  let device = session.aggregator.add(whole.report, now: now) else { return nil }
             session.registration?.queue.yield(device)
-        }
+            return device
+        }.map(found)
     }
 
     /// Mutates the scan session in place (taken out first, so its tables are not copied on write).
-    func updateScan(_ body: (inout ScanSession, MonotonicInstant) -> Void) {
-        guard var session = scanSession else { return }
+    @discardableResult
+    func updateScan<R>(_ body: (inout ScanSession, MonotonicInstant) -> R?) -> R? {
+        guard var session = scanSession else { return nil }
         scanSession = nil
-        body(&session, now)
+        let result = body(&session, now)
         scanSession = session
+        return result
     }
 }

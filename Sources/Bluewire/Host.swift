@@ -56,12 +56,20 @@ public actor BluetoothHost {
     /// Why each link that ended did, by handle, until a new connection reuses the handle (bounded by
     /// the handle space): a request that finds its link gone reports this reason.
     var endedLinks: [UInt16: HCIStatus] = [:]
+    /// The state each ended link's machine was left in (Disconnected.Initial, or Error), by handle, as
+    /// long as `endedLinks` keeps its reason: what `Connection.state` reports once the link is gone.
+    var endedLinkStates: [UInt16: ConnectionState] = [:]
     /// Senders waiting for a link's ACL queue to drain (Throughput/BluetoothHost+ACLQueue.swift).
     var aclQueueWaiters: [ACLQueueWaiter] = []
 
     // Roles.
     var scanSession: ScanSession?
     var pendingConnection: PendingConnection?
+    /// The connection state machine of every peer address the host connected to (Central/PeerState.swift).
+    var peers: [BluetoothAddress: PeerRecord] = [:]
+    /// The scan's state machine (Disconnected.Initial, Scanning, or Error after a failed scan until
+    /// `resetScan()`); its observer is the running scan's `onTransition`.
+    var scanMachine = ConnectionStateMachine()
     var eventObservers: [UInt64: AsyncStream<HostEvent>.Continuation] = [:]
     var nextObserverID: UInt64 = 1
     /// The local GATT server (sans-I/O), answering every peer client's requests. Empty until the
@@ -147,7 +155,7 @@ public actor BluetoothHost {
     public func close() async {
         guard phase != .closed else { return }
         phase = .closed
-        shutDown(reason: .notRunning)
+        shutDown(reason: .notRunning, failure: nil)
         await transport.close()
         readerTask?.cancel()
     }
@@ -196,20 +204,27 @@ public actor BluetoothHost {
         if error == .closed { log.transport.notice("transport ended") } else { log.transport.error("transport ended: \(error)") }
         transportFailure = error
         phase = .closed
-        shutDown(reason: .transport(error))
+        shutDown(reason: .transport(error), failure: .host(.transport(error)))
     }
 
-    /// Fails everything that waits on the controller.
-    func shutDown(reason: HostError) {
+    /// Fails everything that waits on the controller. `failure` is nil when the application closed
+    /// the host (the scan stops, links end with Disconnect), and the cause when the transport ended:
+    /// then every connection state machine with something under way goes to Error with it.
+    func shutDown(reason: HostError, failure: ConnectionFailureCause?) {
         commandCancellationCause = reason
         for completion in commandFlow.cancelAll() {
             commandWaiters.removeValue(forKey: completion.id)?.resume(returning: completion.result)
         }
         for waiter in commandWaiters.values { waiter.resume(returning: .failure(.cancelled(.reset))) }
         commandWaiters.removeAll()
-        endScan(error: reason)
+        endScan(error: reason, trigger: failure == nil ? .stopScan : .failure)
         failPendingConnection(reason)
-        for handle in Array(links.keys) { linkDisconnected(handle: handle, reason: .connectionTerminatedByLocalHost) }
+        if let failure {
+            failLinks(cause: failure, reason: .connectionTerminatedByLocalHost)
+        } else {
+            for handle in Array(links.keys) { linkDisconnected(handle: handle, reason: .connectionTerminatedByLocalHost) }
+        }
+        for record in peers.values { record.finishObservers() }
         finishPeripheral()
         for observer in eventObservers.values { observer.finish() }
         eventObservers.removeAll()

@@ -34,7 +34,10 @@ final class Link {
     var connectionInterval: UInt16
     var bearer: ATTBearer
     var signaling: LESignalingResponder
-    var stateMachine: ConnectionStateMachine
+    /// The connection state machine of this link: for a link `connect(to:)` made, the peer's record,
+    /// which outlives the link (`BluetoothHost.state(of:)`); for a link a central made to this host,
+    /// or a late one the host drops, a record of the link's own.
+    let peerState: PeerRecord
     var requestWaiters: [ATTRequestID: CheckedContinuation<Result<ATTPDU, ConnectionError>, Never>] = [:]
     /// Per value handle, then per subscriber id.
     var notificationSubscribers: [UInt16: [UInt64: AsyncStream<GATTNotification>.Continuation]] = [:]
@@ -46,16 +49,17 @@ final class Link {
     /// The central-side GATT client of this link (operation queue, discovered database), see `GATTClient`.
     var gattClient: GATTClientSession?
 
-    init(handle: UInt16, role: LinkRole, peer: BluetoothAddress, connectionInterval: UInt16, preferredMTU: UInt16) {
+    init(
+        handle: UInt16, role: LinkRole, peer: BluetoothAddress, connectionInterval: UInt16, preferredMTU: UInt16,
+        peerState: PeerRecord
+    ) {
         self.handle = handle
         self.role = role
         self.peer = peer
         self.connectionInterval = connectionInterval
         self.bearer = ATTBearer(preferredMTU: preferredMTU, autoConfirmIndications: true)
         self.signaling = LESignalingResponder(role: role == .central ? .central : .peripheral)
-        var machine = ConnectionStateMachine(state: .disconnected(.connecting))
-        _ = try? machine.fire(.connected)
-        self.stateMachine = machine
+        self.peerState = peerState
     }
 }
 

@@ -39,6 +39,31 @@ struct CentralConnectionTests {
         await host.close()
     }
 
+    @Test("LE Connection Complete with an error status fails the attempt: the peer's machine goes Connecting → Error with the status as the cause")
+    func connectionCompleteErrorStatusIsAFailure() async throws {
+        let fixture = try CentralTestDatabase()
+        let peripheral = CentralTestPeripheral(database: fixture.database)
+        peripheral.failConnections(status: HCIStatus(rawValue: 0x3E))
+        let host = BluetoothHost(transport: peripheral)
+        try await host.start()
+        let peer = CentralTestPeripheral.peerAddress
+        var transitions = await host.transitions(of: peer).makeAsyncIterator()
+        let outcome = await Task { try await host.connect(to: peer) }.result
+        guard case .failure(HostError.connectionFailed(peer, HCIStatus(rawValue: 0x3E))) = outcome else {
+            Issue.record("expected connectionFailed(0x3E), got \(outcome)")
+            await host.close()
+            return
+        }
+        #expect(await transitions.next().map { "\($0.transition)" } == "Disconnected.Initial --Connect--> Disconnected.Connecting")
+        let failure = await transitions.next()
+        #expect(failure.map { "\($0.transition)" } == "Disconnected.Connecting --Failure--> Error")
+        if case .host(.connectionFailed(_, HCIStatus(rawValue: 0x3E)))? = failure?.cause {} else {
+            Issue.record("cause: \(String(describing: failure?.cause))")
+        }
+        #expect(await host.state(of: peer) == .error)
+        await host.close()
+    }
+
     @Test("cancelling the connecting task cancels the attempt with LE Create Connection Cancel")
     func connectIsCancellable() async throws {
         let fixture = try CentralTestDatabase()

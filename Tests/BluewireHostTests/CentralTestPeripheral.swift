@@ -33,6 +33,8 @@ final class CentralTestPeripheral: HCITransport {
         var signalingPDUs: [[UInt8]] = []
         var commands: [UInt16] = []
         var answerCreateConnection = true
+        /// The status LE Connection Complete reports (0x00: the connection is made).
+        var createConnectionStatus: UInt8 = 0x00
         var closed = false
         /// After a CCCD write enabling notifications on the key (a CCCD handle): notify this many
         /// counter values on the value handle, in the same burst as the Write Response.
@@ -60,6 +62,11 @@ final class CentralTestPeripheral: HCITransport {
     }
 
     func neverConnect() { state.withLock { $0.answerCreateConnection = false } }
+
+    /// Answers LE Create Connection with an LE Connection Complete carrying `status` (e.g. Connection
+    /// Failed to be Established, 0x3E, which a controller reports when the radio link never came up:
+    /// neither bumble's controller nor the virtual one can be made to fail so on demand).
+    func failConnections(status: HCIStatus) { state.withLock { $0.createConnectionStatus = status.rawValue } }
 
     func burst(count: Int, on valueHandle: UInt16, whenSubscribedAt descriptorHandle: UInt16) {
         state.withLock { $0.burstOnSubscribe[descriptorHandle] = (valueHandle, count) }
@@ -132,7 +139,14 @@ final class CentralTestPeripheral: HCITransport {
         case 0x2022: complete(opcode, [0x01])  // LE Set Data Length: bare Unknown HCI Command, like bumble
         case 0x200D:
             status(opcode, 0x00)
-            if state.withLock({ $0.answerCreateConnection }) { connectionComplete(status: 0x00) }
+            let (answer, failure) = state.withLock { ($0.answerCreateConnection, $0.createConnectionStatus) }
+            if answer, failure != 0x00 {
+                var parameters: [UInt8] = [0x01, failure, 0x00, 0x00, 0x00, 0x01] + Self.peerAddress.littleEndianBytes
+                parameters += [0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]
+                event(0x3E, parameters)
+            } else if answer {
+                connectionComplete(status: 0x00)
+            }
         case 0x200E:
             complete(opcode, [0x00])
         case 0x2013:

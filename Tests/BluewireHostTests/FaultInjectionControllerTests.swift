@@ -106,12 +106,20 @@ struct FaultInjectionControllerTests {
         await bench.clock.advance(by: FaultBench.supervisionTimeout)
         try await settle("the peripheral sees the link gone") { await bench.peripheral.connections.isEmpty }
 
+        // The failed scan left the scan path in Error: a new scan is refused until it is reset.
+        #expect(await bench.central.scanState == .error)
+        try await bench.central.resetScan()
         var found: DiscoveredDevice?
         for try await device in await bench.central.scan(filter: AdvertisingFilter(addresses: [FaultBench.peripheralAddress])) {
             found = device
             break
         }
         #expect(found?.name == "Faults", "a scan after the reset finds the peripheral")
+        // The failed link's machine is in Error: connecting again is refused until the application resets it.
+        await #expect(throws: HostError.self, "Connect is refused in Error") {
+            _ = try await bench.central.connect(to: FaultBench.peripheralAddress)
+        }
+        try await bench.central.reset(FaultBench.peripheralAddress)
         try await Self.expectUsable(bench)
         await bench.close()
     }
@@ -167,7 +175,11 @@ struct FaultInjectionControllerTests {
         await #expect(throws: GATTError.disconnected(.hardwareFailure)) { try await read.value }
         expectHostError(await command.result, "the swallowed command") { if case .hardwareError(0x42) = $0 { true } else { false } }
         expectHostError(await scan.result, "the scan") { if case .hardwareError(0x42) = $0 { true } else { false } }
-        #expect(gatt.state == .initial)
+        #expect(gatt.state == .error, "a Hardware Error is a failure: the link's machine is in Error")
+        #expect(await bench.central.state(of: FaultBench.peripheralAddress) == .error)
+        if case .host(.hardwareError(0x42))? = await bench.central.failure(of: FaultBench.peripheralAddress) {} else {
+            Issue.record("the cause is the Hardware Error: \(String(describing: await bench.central.failure(of: FaultBench.peripheralAddress)))")
+        }
         #expect(gatt.disconnectionReason == .hardwareFailure)
     }
 

@@ -92,7 +92,12 @@ struct FaultInjectionTransportTests {
         await #expect(throws: gone, "the read queued behind it") { try await queued.value }
         await #expect(throws: gone, "the subscription") { try await notifications.value }
         #expect(await disconnection.value == .connectionTerminatedByLocalHost)
-        #expect(gatt.state == .initial)
+        #expect(gatt.state == .error, "the transport ending is a failure: the link's machine is in Error")
+        if case .host(.transport(let error))? = await central.failure(of: gatt.connection.peer) {
+            #expect(isStreamCut(.transport(error)), "the cause is the cut stream: \(error)")
+        } else {
+            Issue.record("the peer's failure names the transport: \(String(describing: await central.failure(of: gatt.connection.peer)))")
+        }
         #expect(clock.monotonicNow == start, "no timeout was needed")
 
         // The Host is closed: later calls fail at once.

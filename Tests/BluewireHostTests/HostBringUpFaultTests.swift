@@ -1,6 +1,7 @@
 import Bluewire
 import BluewireCore
 import BluewireHCI
+import BluewireTesting
 import BluewireTransport
 import Foundation
 import Testing
@@ -8,26 +9,35 @@ import PeerTestSupport
 
 /// Faulty controllers at the Host level, over a real TCP transport: silence, a corrupt byte stream,
 /// an error status. These use small scripted servers (a fake, on purpose: bumble's controller cannot
-/// be made to produce any of these faults). Each case must end in a typed error, quickly, never hang.
+/// be made to produce any of these faults). Each case must end in a typed error, never hang. The hosts
+/// run on a `TestClock`: a timeout fires when a test advances virtual time to it, and a failure seen
+/// with the clock never advanced cannot have waited for one (no wall-clock durations asserted).
 @Suite struct HostBringUpFaultTests {
     static let shortTimeout = TimeSpan.milliseconds(300)
 
-    static func host(_ transport: String, timeout: TimeSpan = shortTimeout) async throws -> BluetoothHost {
+    static func host(_ transport: String, timeout: TimeSpan = shortTimeout, clock: TestClock = TestClock()) async throws -> BluetoothHost {
         let opened = try await TransportSpec(parsing: transport).open()
-        return BluetoothHost(transport: opened, configuration: HostConfiguration(commandTimeout: timeout), logger: .provokedFailure)
+        return BluetoothHost(
+            transport: opened, configuration: HostConfiguration(commandTimeout: timeout), clock: clock, logger: .provokedFailure)
     }
 
-    @Test("a controller that never answers: start() fails with the command timeout naming Reset, within the timeout")
+    @Test("a controller that never answers: start() fails with the command timeout naming Reset, at the timeout in virtual time")
     func silentControllerTimesOutOnReset() async throws {
         let server = try ScriptedStreamServer(.silent)
         defer { server.stop() }
-        let host = try await Self.host(server.transport)
-        let started = ContinuousClock.now
-        do {
-            try await host.start()
+        let clock = TestClock()
+        let host = try await Self.host(server.transport, clock: clock)
+        let started = Task { try await host.start() }
+        // Reset is out and its timeout is waiting on the clock.
+        await clock.waitForSleepers()
+        await clock.advance(by: .milliseconds(299))
+        #expect(clock.sleeperCount == 1, "1 ms before its timeout, Reset's timer still waits")
+        await clock.advance(by: .milliseconds(1))
+        switch await started.result {
+        case .success:
             Issue.record("start() succeeded against a silent controller")
-        } catch {
-            guard case .bringUp(let failure) = error else {
+        case .failure(let error):
+            guard case .bringUp(let failure)? = error as? HostError else {
                 Issue.record("expected a bring-up error, got \(error)")
                 await host.close()
                 return
@@ -37,8 +47,7 @@ import PeerTestSupport
             #expect("\(error)".contains("Reset"), "\(error)")
             #expect("\(error)".contains("timeout"), "\(error)")
         }
-        let elapsed = ContinuousClock.now - started
-        #expect(elapsed >= .milliseconds(290) && elapsed < .milliseconds(1500), "failed after \(elapsed)")
+        #expect(clock.monotonicNow - MonotonicInstant.zero == Self.shortTimeout, "failed exactly at the command timeout")
         await host.close()
     }
 
@@ -47,8 +56,8 @@ import PeerTestSupport
         // 0x07 is no H4 packet type (Core Vol 4 Part A §2).
         let server = try ScriptedStreamServer(.sendThenClose([0x07, 0xDE, 0xAD, 0xBE, 0xEF]))
         defer { server.stop() }
-        let host = try await Self.host(server.transport, timeout: .seconds(5))
-        let started = ContinuousClock.now
+        let clock = TestClock()
+        let host = try await Self.host(server.transport, timeout: .seconds(5), clock: clock)
         do {
             try await host.start()
             Issue.record("start() succeeded on a garbage stream")
@@ -62,7 +71,7 @@ import PeerTestSupport
             #expect(framing.packetType == 0x07)
             #expect(framing.offset == 0)
         }
-        #expect(ContinuousClock.now - started < .seconds(2), "the framing error must not wait for the command timeout")
+        #expect(clock.monotonicNow == .zero, "the framing error did not wait for the command timeout (virtual time never moved)")
         await host.close()
     }
 
@@ -76,7 +85,8 @@ import PeerTestSupport
             }
         }
         defer { server.stop() }
-        let host = try await Self.host(server.transport, timeout: .seconds(10))
+        let clock = TestClock()
+        let host = try await Self.host(server.transport, timeout: .seconds(10), clock: clock)
         let info = try await host.start()
         #expect(!info.supportsExtendedScanning)
         let events = await host.events()
@@ -85,7 +95,6 @@ import PeerTestSupport
         // The vendor command must be outstanding (sent, unanswered) when the stream breaks.
         for _ in 0..<200 where !server.receivedOpcodes.contains(0xFC01) { try await Task.sleep(for: .milliseconds(10)) }
         #expect(server.receivedOpcodes.contains(0xFC01))
-        let started = ContinuousClock.now
         var scanError: (any Error)?
         do {
             for try await device in await host.scan() { Issue.record("unexpected device \(device.address)") }
@@ -100,8 +109,11 @@ import PeerTestSupport
         #expect(framing.reason == .unknownPacketType && framing.packetType == 0x09, "\(framing)")
 
         let vendorResult = await vendor.result
-        #expect(throws: HostError.self, "the pending vendor command must fail") { try vendorResult.get() }
-        #expect(ContinuousClock.now - started < .seconds(3), "pending work waited for its timeout instead of failing at once")
+        // With virtual time never advanced, no timeout can have fired: the stream's failure ended it.
+        #expect(clock.monotonicNow == .zero)
+        if case .failure(HostError.transport(.framing)) = vendorResult {} else {
+            Issue.record("the pending vendor command must fail with the framing error, got \(vendorResult)")
+        }
         await #expect(throws: HostError.self) { try await host.send(.reset) }
         var afterwards = await host.scan().makeAsyncIterator()
         await #expect(throws: HostError.self) { _ = try await afterwards.next() }
@@ -150,6 +162,8 @@ import PeerTestSupport
             #expect("\(error)".contains("Invalid HCI Command Parameters"), "\(error)")
             #expect("\(error)".contains("LE Set Scan Parameters"), "\(error)")
         }
+        #expect(await host.scanState == .error, "a failed scan is a Failure, not a StopScan")
+        try await host.resetScan()
         #expect(await host.scanState == .initial)
         await host.close()
     }

@@ -11,10 +11,9 @@ struct TransportFailureTests {
         defer { server.stop() }
         let transport = try await TransportSpec(parsing: server.transport).open()
         try await transport.send(hciReset)
-        let clock = ContinuousClock()
-        let start = clock.now
+        // Event order, not a duration: the caller's timeout ends the wait (`.timedOut`), not a packet
+        // or the end of the stream.
         #expect(await nextInbound(transport, within: .milliseconds(300)) == .timedOut)
-        #expect(clock.now - start < .seconds(5), "the caller's timeout must win promptly")
         // Still open: another send goes out, and close completes at once.
         try await transport.send(hciReset)
         await transport.close()

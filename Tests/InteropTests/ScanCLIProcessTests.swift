@@ -12,14 +12,26 @@ extension ScanInteropTests {
         let binary = try ProcessRunner.bluewire
         try await withBumblePeer([.tcp], arguments: fixture.arguments) { peer in
             let address = try peer.peripheralAddress
-            let started = ContinuousClock.now
+            let capture = FileManager.default.temporaryDirectory.appendingPathComponent("scan-cli-\(UUID().uuidString.prefix(8)).btsnoop").path
+            defer { try? FileManager.default.removeItem(atPath: capture) }
             let result = try await ProcessRunner.run(binary, [
-                "scan", "--transport", peer.transports[0], "--duration", "2", "--json", "--name", "Bluewire",
+                "scan", "--transport", peer.transports[0], "--duration", "2", "--json", "--name", "Bluewire", "--capture", capture,
             ])
-            let elapsed = ContinuousClock.now - started
             #expect(result.status == 0, "exit status \(result.status), stderr: \(result.standardError)")
             #expect(result.standardError.isEmpty, "stderr: \(result.standardError)")
-            #expect(elapsed >= .seconds(2) && elapsed < .seconds(10), "ran for \(elapsed)")
+            // Event order instead of a wall-clock duration: the capture shows the scan enabled, the
+            // advertiser's reports, then the scan disabled as the last command, and nothing (no
+            // signal, no error) but the duration could have disabled it.
+            let decoded = try await ProcessRunner.run(binary, ["decode", capture])
+            let lines = decoded.outputLines
+            let enabled = try #require(lines.firstIndex { $0.contains("HCI Command: LE Set") && $0.contains("Scan Enable") && $0.contains("enable=yes") },
+                                       "no scan enable in the capture")
+            let report = try #require(lines.firstIndex { $0.contains("Advertising Report") && $0.contains("address=\(address.hexString)") },
+                                      "no report from \(address) in the capture")
+            let disabled = try #require(lines.lastIndex { $0.contains("HCI Command: LE Set") && $0.contains("Scan Enable") && $0.contains("enable=no") },
+                                        "no scan disable in the capture")
+            #expect(enabled < report && report < disabled)
+            #expect(!lines[(disabled + 1)...].contains { $0.contains("HCI Command:") }, "the scan disable is the last command")
 
             let objects = try result.outputLines.map { line in
                 try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")

@@ -2,6 +2,7 @@ import Bluewire
 import BluewireCore
 import BluewireGATT
 import BluewireHCI
+import BluewireTesting
 import Synchronization
 import Testing
 
@@ -52,14 +53,19 @@ extension ScanInteropTests {
 
     @Test("scan path: Initial → Scanning → Initial on ScanCompleted when the duration ends")
     func scanPathDurationEndsWithScanCompleted() async throws {
-        try await withScanningHost(.tcp) { underTest, _ in
+        // The host runs on a TestClock: the duration ends when the test moves virtual time to it,
+        // after bumble's advertising has been seen (event order, no wall-clock duration).
+        let clock = TestClock()
+        try await withScanningHost(.tcp, clock: clock) { underTest, _ in
             let log = ScanTransitionLog()
-            let started = ContinuousClock.now
             var devices = 0
-            for try await _ in await underTest.host.scan(duration: .milliseconds(800), onTransition: log.observer) { devices += 1 }
-            let elapsed = ContinuousClock.now - started
+            var iterator = await underTest.host.scan(duration: .milliseconds(800), onTransition: log.observer).makeAsyncIterator()
+            if try await iterator.next() != nil { devices += 1 }
             #expect(devices >= 1, "bumble's advertiser was not seen")
-            #expect(elapsed >= .milliseconds(800) && elapsed < .seconds(5), "the scan ended after \(elapsed)")
+            await clock.advance(by: .milliseconds(799))
+            #expect(await underTest.host.scanState == .disconnected(.scanning), "1 ms before the duration the scan still runs")
+            await clock.advance(by: .milliseconds(1))
+            while try await iterator.next() != nil { devices += 1 }
             #expect(await underTest.host.scanState == .initial)
             #expect(log.transitions.first?.trigger == .startScan)
             #expect(log.transitions.last.map { "\($0.from) -\($0.trigger)-> \($0.to)" }

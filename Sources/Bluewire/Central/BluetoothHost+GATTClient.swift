@@ -6,10 +6,10 @@ extension BluetoothHost {
     /// Gives a new link its GATT client: an operation queue of its own and a session that sees every
     /// transition of the link's state machine.
     func attachGATTClient(to link: Link, connection: Connection) {
-        let session = GATTClientSession(connection: connection, state: link.stateMachine.state)
+        let session = GATTClientSession(connection: connection, state: link.peerState.state)
         link.gattClient = session
         lifetimes.track(link, session: session)
-        link.stateMachine.observer = { [weak session] transition in session?.record(transition) }
+        link.peerState.linkObserver = { [weak session] transition in session?.record(transition) }
     }
 
     /// The GATT client session of `connection`; for a link that is already gone, a session that fails
@@ -24,23 +24,32 @@ extension BluetoothHost {
         return session
     }
 
-    /// Fires `trigger` on the link's state machine for a GATT operation.
+    /// Fires `trigger` on the link's state machine for a GATT operation (`cause`: what failed, for
+    /// `Failure`).
     /// - Throws: `.refused` naming state and trigger, or `.disconnected` when the link is gone.
-    func fireGATTTrigger(_ trigger: ConnectionTrigger, on connection: Connection) throws(GATTError) {
+    func fireGATTTrigger(_ trigger: ConnectionTrigger, on connection: Connection, cause: ConnectionFailureCause? = nil) throws(GATTError) {
         guard let link = links[connection.handle], link.peer == connection.peer else {
-            throw .disconnected(.unknownConnectionIdentifier)
+            throw .disconnected(endedReason(connection.handle))
         }
         do throws(ConnectionTriggerRefused) {
-            try link.stateMachine.fire(trigger)
+            try link.peerState.fire(trigger, cause: cause)
         } catch {
             throw .refused(error)
         }
     }
 
-    /// Fires `trigger` if the state machine accepts it now; a no-op otherwise.
-    func fireGATTTriggerIfAccepted(_ trigger: ConnectionTrigger, on connection: Connection) {
-        guard let link = links[connection.handle], link.peer == connection.peer, link.stateMachine.accepts(trigger) else { return }
-        _ = try? link.stateMachine.fire(trigger)
+    /// Fires `EnableNotifications` after a subscription's CCCD write, `DisableNotifications` after the
+    /// last unsubscription's, except when the model is already there: a second subscription while
+    /// notifications are enabled changes nothing (the table refuses EnableNotifications in
+    /// NotificationsEnabled because there is nothing to change, not because it is wrong). Any other
+    /// refusal is thrown: the model is out of step with what the client did.
+    func fireSubscriptionTrigger(_ trigger: ConnectionTrigger, on connection: Connection) throws(GATTError) {
+        guard let link = links[connection.handle], link.peer == connection.peer else {
+            throw .disconnected(endedReason(connection.handle))
+        }
+        let already: ConnectionState = trigger == .enableNotifications ? .connected(.notificationsEnabled) : .connected(.discoveredCharacteristic)
+        guard link.peerState.state != already else { return }
+        try fireGATTTrigger(trigger, on: connection)
     }
 
     // MARK: Notification registrations

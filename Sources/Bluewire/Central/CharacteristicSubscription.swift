@@ -101,7 +101,7 @@ extension GATTClient {
             self.session.withState { state in
                 state.subscriptions[registration.id] = .init(characteristic: characteristic, descriptorHandle: descriptorHandle)
             }
-            await host.fireGATTTriggerIfAccepted(.enableNotifications, on: connection)
+            try await host.fireSubscriptionTrigger(.enableNotifications, on: connection)
             return CharacteristicSubscription(
                 characteristic: characteristic, descriptorHandle: descriptorHandle, indications: indications,
                 id: registration.id, registration: registration.registration, session: self.session)
@@ -129,7 +129,7 @@ extension GATTClient {
                 return state.subscriptions.count
             }
             await host.endNotifications(handle: connection.handle, valueHandle: characteristic.valueHandle, id: subscription.id)
-            if remaining == 0 { await host.fireGATTTriggerIfAccepted(.disableNotifications, on: connection) }
+            if remaining == 0 { try await host.fireSubscriptionTrigger(.disableNotifications, on: connection) }
         }
     }
 }

@@ -26,7 +26,10 @@ import BluewireHCI
 /// trigger the current state refuses fails the operation with `GATTError.refused` before anything is
 /// sent: a read before any characteristic was discovered is refused in `Connected.Idle`. When the link
 /// drops, every queued and running operation fails with `GATTError.disconnected(reason)` and the
-/// machine is back in `Disconnected.Initial`.
+/// machine is back in `Disconnected.Initial`; when a failure ended it (an ATT transaction timeout, a
+/// controller Hardware Error, the transport lost) the machine is in `Error` until
+/// `BluetoothHost.reset(_:)`. The machine is the peer's (`BluetoothHost.state(of:)`), which outlives
+/// the link.
 public struct GATTClient: Sendable {
     let session: GATTClientSession
 
@@ -87,20 +90,33 @@ public struct GATTClient: Sendable {
             // The link may have ended while this hopped to the Host: report why it ended.
             throw GATTError.from(error, disconnection: session.disconnection)
         }
+        let result: Result
         do {
-            let result = try await body()
-            await complete(.operationCompleted)
-            return result
+            result = try await body()
         } catch {
             let mapped = GATTError.from(error, disconnection: session.disconnection)
-            if let trigger = mapped.completionTrigger { await complete(trigger) }
+            if let trigger = mapped.completionTrigger {
+                try await complete(trigger, cause: trigger == .failure ? .gatt(mapped) : nil)
+            }
             throw mapped
         }
+        try await complete(.operationCompleted)
+        return result
     }
 
-    private func complete(_ trigger: ConnectionTrigger) async {
+    /// Fires what ends the phase. A link that ended meanwhile has reported its own `Disconnect` (or
+    /// `Failure`): nothing more to fire, and the operation reports the disconnection as usual. A
+    /// refusal on a live link cannot happen by construction (the queue runs one operation at a time,
+    /// so the machine is still in the state this phase's trigger moved it to, which accepts
+    /// `OperationCompleted` and `Failure`); should it happen, it is thrown, not hidden.
+    private func complete(_ trigger: ConnectionTrigger, cause: ConnectionFailureCause? = nil) async throws(GATTError) {
         guard session.disconnection == nil else { return }
-        try? await connection.host.fireGATTTrigger(trigger, on: connection)
+        do {
+            try await connection.host.fireGATTTrigger(trigger, on: connection, cause: cause)
+        } catch {
+            if case .disconnected = error { return }
+            throw error
+        }
     }
 
     // MARK: MTU

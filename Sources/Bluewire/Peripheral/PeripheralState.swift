@@ -100,7 +100,10 @@ final class DynamicWriteRecorder: Sendable {
                     connection: request.connection, handle: request.handle, value: request.value,
                     offset: request.offset, kind: request.kind))
             }
-            try? observed.setValue(.dynamic(GATTDynamicValue(read: dynamic.read, write: wrapped)), for: attribute.handle)
+            var recorded = dynamic
+            recorded.write = wrapped
+            // Cannot fail: the handle comes from this database and the value's length is unchanged.
+            try? observed.setValue(.dynamic(recorded), for: attribute.handle)
         }
         return observed
     }

@@ -75,9 +75,11 @@ public struct AnalyzedDevice: Sendable {
                 bytes: characteristic.declarationValue)
         }
         for characteristic in table.characteristics.values where byHandle[characteristic.valueHandle] == nil {
+            // Writable: a dynamic value the server keeps (a cached one is read-only to centrals).
+            let permissions = characteristic.properties.impliedPermissions
             byHandle[characteristic.valueHandle] = GATTAttribute(
-                handle: characteristic.valueHandle, type: characteristic.uuid,
-                permissions: characteristic.properties.impliedPermissions, bytes: value(characteristic.valueHandle))
+                handle: characteristic.valueHandle, type: characteristic.uuid, permissions: permissions,
+                value: GATTAttributeValue.cached(value(characteristic.valueHandle)).writable(permissions, type: characteristic.uuid))
         }
         for (handle, type) in table.attributeTypes where byHandle[handle] == nil && handle != 0 {
             if type == .clientCharacteristicConfiguration {

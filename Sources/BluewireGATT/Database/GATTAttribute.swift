@@ -25,11 +25,14 @@ public struct GATTAttribute: Sendable {
         self.init(handle: handle, type: type, permissions: permissions, value: .cached(bytes))
     }
 
-    /// The bytes held by the database, or nil for a dynamic value.
+    /// The bytes held by the database: a cached value, or a dynamic value the server keeps
+    /// (`GATTDynamicValue.stored`); nil for a value the application's handlers produce.
     @inlinable
     public var cachedValue: [UInt8]? {
-        if case .cached(let bytes) = value { return bytes }
-        return nil
+        switch value {
+        case .cached(let bytes): return bytes
+        case .dynamic(let dynamic): return dynamic.stored
+        }
     }
 
     /// Whether this is a primary or secondary service declaration (a grouping attribute, Part G §2.5.3).
@@ -44,8 +47,22 @@ public let maximumAttributeValueLength = 512
 
 /// Where an attribute's value comes from.
 public enum GATTAttributeValue: Sendable {
-    /// Bytes held by the database and served by the stack; writes (when permitted) replace them.
+    /// Bytes fixed by the application (`setValue` replaces them) and served by the stack: read-only to
+    /// centrals, whose writes get Write Not Permitted (Docs/Design.md, "Peripheral role").
     case cached([UInt8])
-    /// Bytes produced and consumed by the application on each read and write.
+    /// A value that changes as the server runs: the application's handlers, or bytes the server keeps
+    /// and centrals may write (`GATTDynamicValue.stored`). Anything writable is dynamic.
     case dynamic(GATTDynamicValue)
+
+    /// `self`, unless it is a cached value on an attribute of `type` centrals may write: then a
+    /// dynamic value the server keeps, starting with those bytes (a cached value is read-only to
+    /// centrals). A Client Characteristic Configuration descriptor and Client Supported Features stay
+    /// as given: the server keeps their value per client (Core Vol 3 Part G §3.3.3.3, §7.2), never in
+    /// the database.
+    @inlinable
+    public func writable(_ permissions: AttributePermissions, type: BluetoothUUID) -> GATTAttributeValue {
+        guard permissions.isWritable, type != .clientCharacteristicConfiguration, type != .clientSupportedFeatures,
+              case .cached(let bytes) = self else { return self }
+        return .dynamic(.stored(bytes))
+    }
 }

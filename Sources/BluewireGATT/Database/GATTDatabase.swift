@@ -136,27 +136,37 @@ public struct GATTDatabase: Sendable {
         return characteristics[i]
     }
 
-    /// Replaces a cached value (e.g. a new sensor reading that later reads will return).
+    /// Replaces a cached value, or a dynamic value the server keeps (e.g. a new sensor reading that
+    /// later reads will return).
+    /// - Throws: `.valueIsDynamic` for a value the application's handlers produce.
     public mutating func setValue(_ bytes: [UInt8], for handle: UInt16) throws(GATTDatabaseError) {
         guard let i = index(of: handle) else { throw .noSuchHandle(handle) }
         guard bytes.count <= maximumAttributeValueLength else {
             throw .valueTooLong(handle: handle, length: bytes.count)
         }
-        guard case .cached = attributes[i].value else { throw .valueIsDynamic(handle) }
-        attributes[i].value = .cached(bytes)
+        switch attributes[i].value {
+        case .cached:
+            attributes[i].value = .cached(bytes)
+        case .dynamic(var dynamic):
+            guard dynamic.stored != nil else { throw .valueIsDynamic(handle) }
+            dynamic.stored = bytes
+            attributes[i].value = .dynamic(dynamic)
+        }
         if attributes[i].type == .characteristic { indexCharacteristics() }
     }
 
-    /// Stores a value the server has already validated (a client's write).
-    mutating func replaceCachedValue(_ bytes: [UInt8], at index: Int) {
-        attributes[index].value = .cached(bytes)
-        if attributes[index].type == .characteristic { indexCharacteristics() }
+    /// Stores a value the server keeps after a client's write the server has already validated.
+    mutating func replaceStoredValue(_ bytes: [UInt8], at index: Int) {
+        guard case .dynamic(var dynamic) = attributes[index].value else { return }
+        dynamic.stored = bytes
+        attributes[index].value = .dynamic(dynamic)
     }
 
     /// Replaces an attribute's value source (cached bytes or handlers).
     public mutating func setValue(_ value: GATTAttributeValue, for handle: UInt16) throws(GATTDatabaseError) {
         guard let i = index(of: handle) else { throw .noSuchHandle(handle) }
-        if case .cached(let bytes) = value, bytes.count > maximumAttributeValueLength {
+        if let bytes = GATTAttribute(handle: handle, type: attributes[i].type, permissions: [], value: value).cachedValue,
+           bytes.count > maximumAttributeValueLength {
             throw .valueTooLong(handle: handle, length: bytes.count)
         }
         attributes[i].value = value

@@ -12,6 +12,12 @@ import BluewireCore
 /// let database = builder.build()   // level.valueHandle is what `GATTServer.notify` takes
 /// ```
 ///
+/// A cached value is fixed by the application and read-only to centrals: a characteristic value or
+/// descriptor added with write permission and a `.cached` value is stored as a dynamic value the
+/// server keeps (`GATTDynamicValue.stored`, `GATTAttributeValue.writable`), which centrals may write
+/// and whose writes the application sees. (A database made with `GATTDatabase(attributes:)` keeps
+/// what it is given: a cached value there answers a write with Write Not Permitted.)
+///
 /// A service is closed by the next `addService`; only closed services can be included, which is why
 /// secondary services are usually added first. A characteristic with Notify or Indicate gets its Client
 /// Characteristic Configuration descriptor right after its value (§3.3.3.3).
@@ -105,13 +111,14 @@ public struct GATTDatabaseBuilder: Sendable {
         guard openServiceIndex != nil else { throw .noServiceOpen }
         guard nextHandle < 0xFFFF else { throw .outOfHandles }
         // Checked before anything is appended so a refused characteristic leaves no orphan declaration.
-        if case .cached(let bytes) = value, bytes.count > maximumAttributeValueLength {
+        if let bytes = GATTAttribute(handle: 1, type: uuid, permissions: [], value: value).cachedValue,
+           bytes.count > maximumAttributeValueLength {
             throw .valueTooLong(handle: UInt16(nextHandle + 1), length: bytes.count)
         }
         if properties.needsClientConfiguration && nextHandle + 2 > 0xFFFF { throw .outOfHandles }
         let declaration = CharacteristicDeclaration(properties: properties, valueHandle: UInt16(nextHandle + 1), uuid: uuid)
         let declarationHandle = try append(.characteristic, [.read], .cached(declaration.value))
-        let valueHandle = try append(uuid, permissions, value)
+        let valueHandle = try append(uuid, permissions, value.writable(permissions, type: uuid))
         var configuration: UInt16? = nil
         if properties.needsClientConfiguration {
             configuration = try append(.clientCharacteristicConfiguration, clientConfigurationPermissions, .cached([0, 0]))
@@ -129,7 +136,7 @@ public struct GATTDatabaseBuilder: Sendable {
         _ uuid: BluetoothUUID, permissions: AttributePermissions, value: GATTAttributeValue
     ) throws(GATTDatabaseError) -> UInt16 {
         guard openServiceIndex != nil, openCharacteristic else { throw .noCharacteristicOpen }
-        return try append(uuid, permissions, value)
+        return try append(uuid, permissions, value.writable(permissions, type: uuid))
     }
 
     /// The services added so far, with their current handle ranges.

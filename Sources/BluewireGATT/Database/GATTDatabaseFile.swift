@@ -78,7 +78,8 @@ extension GATTDatabase {
             let value = try schema.valueBytesHexOnly(in: item)
             var perms: AttributePermissions = []
             if let permsValue = item["perms"] { perms = try schema.permissions(permsValue, key: "perms") }
-            attributes.append(GATTAttribute(handle: handle, type: type, permissions: perms, bytes: value))
+            // Writable: a dynamic value the server keeps (a cached one is read-only to centrals).
+            attributes.append(GATTAttribute(handle: handle, type: type, permissions: perms, value: GATTAttributeValue.cached(value).writable(perms, type: type)))
         }
         do {
             return try GATTDatabase(attributes: attributes)

@@ -66,7 +66,8 @@ extension GATTDatabase {
         let value = try schema.valueBytes(in: item)
         do {
             try builder.addCharacteristic(
-                uuid, properties: properties, permissions: perms, value: .cached(value),
+                // Writable: a dynamic value the server keeps (a cached one is read-only to centrals).
+                uuid, properties: properties, permissions: perms, value: GATTAttributeValue.cached(value).writable(perms, type: uuid),
                 clientConfigurationPermissions: configurationPerms
             )
         } catch {
@@ -80,7 +81,8 @@ extension GATTDatabase {
             if let permsValue = descriptor["perms"] { descriptorPerms = try schema.permissions(permsValue, key: "perms") }
             let descriptorValue = try schema.valueBytes(in: descriptor)
             do {
-                try builder.addDescriptor(descriptorUUID, permissions: descriptorPerms, value: .cached(descriptorValue))
+                try builder.addDescriptor(
+                    descriptorUUID, permissions: descriptorPerms, value: GATTAttributeValue.cached(descriptorValue).writable(descriptorPerms, type: descriptorUUID))
             } catch {
                 throw schema.error(.database(error), at: descriptor.offset)
             }

@@ -1,20 +1,36 @@
 import BluewireATT
 import BluewireCore
 
-/// An attribute value owned by the application: the server calls `read` for every read of it and
-/// `write` for every write, on the stack's executor, and sends the answer straight back.
+/// A value that changes while the server runs, unlike a cached one (fixed by the application and
+/// read-only to centrals): either the application's, through handlers the server calls for every read
+/// (`read`) and write (`write`) on the stack's executor, answering straight back; or kept by the server
+/// (`stored`), which answers reads from it, replaces it on each accepted write and reports the whole
+/// new value (`GATTServerEvent.valueWritten`). Anything a central may write is dynamic.
 ///
 /// A handler refuses an operation by throwing `GATTAttributeError` with the ATT error code to send
-/// (an application error 0x80–0x9F, Value Not Allowed, Invalid Offset, ...). A missing handler means the
-/// operation is not permitted (Read Not Permitted / Write Not Permitted).
+/// (an application error 0x80–0x9F, Value Not Allowed, Invalid Offset, ...). With neither a handler nor
+/// a stored value, the operation is not permitted (Read Not Permitted / Write Not Permitted).
 public struct GATTDynamicValue: Sendable {
     public var read: GATTReadHandler?
     public var write: GATTWriteHandler?
+    /// The value the server keeps, used for reads without a `read` handler and replaced by writes
+    /// without a `write` handler; nil when the application's handlers own the value.
+    public var stored: [UInt8]?
 
     @inlinable
     public init(read: GATTReadHandler? = nil, write: GATTWriteHandler? = nil) {
         self.read = read
         self.write = write
+        self.stored = nil
+    }
+
+    /// A value the server keeps, starting as `bytes`: centrals read it and write it (as permissions
+    /// allow), and the application sees each write as `valueWritten` (`PeripheralEvent.write`).
+    @inlinable
+    public static func stored(_ bytes: [UInt8]) -> GATTDynamicValue {
+        var value = GATTDynamicValue()
+        value.stored = bytes
+        return value
     }
 }
 

@@ -36,12 +36,16 @@ extension GATTServer {
         let attribute = database.attributes[index]
         let level = connections[connection]?.securityLevel ?? .none
         if let error = readPermissionError(attribute.permissions, level) { return .error(error) }
-        switch attribute.value {
-        case .cached(let bytes):
-            let value = clientConfigurationBytes(of: attribute, connection: connection)
-                ?? clientFeaturesBytes(of: attribute, connection: connection) ?? bytes[...]
+        // Per client, whatever the database holds; then the value the database or the server keeps.
+        if let value = clientConfigurationBytes(of: attribute, connection: connection)
+            ?? clientFeaturesBytes(of: attribute, connection: connection) ?? held(attribute) {
             guard offset <= value.count else { return .error(.invalidOffset) }
             return .value(value[(value.startIndex + offset)...])
+        }
+        switch attribute.value {
+        case .cached(let bytes):
+            guard offset <= bytes.count else { return .error(.invalidOffset) }
+            return .value(bytes[offset...])
         case .dynamic(let dynamic):
             guard let read = dynamic.read else { return .error(.readNotPermitted) }
             guard offset <= maximumAttributeValueLength else { return .error(.invalidOffset) }
@@ -53,6 +57,24 @@ extension GATTServer {
                 return .error(error.code)
             }
         }
+    }
+
+    /// The bytes answered from memory: a cached value, or a stored dynamic one without a read handler.
+    func held(_ attribute: GATTAttribute) -> ArraySlice<UInt8>? {
+        switch attribute.value {
+        case .cached(let bytes): return bytes[...]
+        case .dynamic(let dynamic): return dynamic.read == nil ? dynamic.stored?[...] : nil
+        }
+    }
+
+    /// Whether a central may change the value of the attribute at `index` (its permissions aside): not
+    /// a cached one, which the application fixed (Write Not Permitted). A CCCD and Client Supported
+    /// Features are per client, whatever the database holds.
+    func valueWriteError(at index: Int) -> ATTErrorCode? {
+        let attribute = database.attributes[index]
+        if attribute.type == .clientCharacteristicConfiguration || attribute.type == .clientSupportedFeatures { return nil }
+        if case .cached = attribute.value { return .writeNotPermitted }
+        return nil
     }
 
     /// A CCCD's value as this connection configured it, or nil if `attribute` is no characteristic's CCCD.
@@ -78,11 +100,15 @@ extension GATTServer {
             return writeClientSupportedFeatures(value: value, offset: offset, connection: connection)
         }
         switch attribute.value {
-        case .cached(let old):
+        case .cached:
+            // Fixed by the application: read-only to centrals.
+            return .writeNotPermitted
+        case .dynamic(let dynamic) where dynamic.write == nil:
+            guard let old = dynamic.stored else { return .writeNotPermitted }
             guard offset <= old.count else { return .invalidOffset }
             var new = Array(old[..<offset])
             new.append(contentsOf: value)
-            database.replaceCachedValue(new, at: index)
+            database.replaceStoredValue(new, at: index)
             emit(.valueWritten(connection: connection, handle: attribute.handle, value: new))
             return nil
         case .dynamic(let dynamic):

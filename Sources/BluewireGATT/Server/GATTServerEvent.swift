@@ -5,7 +5,8 @@ public enum GATTServerEvent: Hashable, Sendable {
     case mtuExchanged(connection: UInt16, mtu: Int)
     /// The client wrote a Client Characteristic Configuration descriptor (Core Vol 3 Part G §3.3.3.3).
     case subscriptionChanged(GATTSubscription)
-    /// The client wrote a cached value (dynamic values are reported to their write handler instead).
+    /// The client wrote a value the server keeps (`GATTDynamicValue.stored`): `value` is the whole new
+    /// value. Values with a write handler are reported to it instead; cached values are not writable.
     case valueWritten(connection: UInt16, handle: UInt16, value: [UInt8])
     /// The client confirmed the indication of `handle` (Part F §3.4.7.3).
     case indicationConfirmed(connection: UInt16, handle: UInt16)

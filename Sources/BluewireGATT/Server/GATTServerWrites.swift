@@ -29,7 +29,9 @@ extension GATTServer {
     ) -> ATTErrorCode? {
         guard let index = database.index(of: handle) else { return .invalidHandle }
         let level = connections[connection]?.securityLevel ?? .none
-        if let error = writePermissionError(database.attributes[index].permissions, level) { return error }
+        if let error = writePermissionError(database.attributes[index].permissions, level) ?? valueWriteError(at: index) {
+            return error
+        }
         return writeAttribute(at: index, value: value, offset: 0, connection: connection, kind: kind)
     }
 
@@ -44,7 +46,7 @@ extension GATTServer {
             return errorResponse(.prepareWriteRequest, handle, .invalidHandle)
         }
         let level = connections[connection]?.securityLevel ?? .none
-        if let error = writePermissionError(database.attributes[index].permissions, level) {
+        if let error = writePermissionError(database.attributes[index].permissions, level) ?? valueWriteError(at: index) {
             return errorResponse(.prepareWriteRequest, handle, error)
         }
         guard let state = connections[connection],
@@ -94,14 +96,14 @@ extension GATTServer {
 
     /// The writes one attribute's queued parts come to, or why they cannot be done.
     ///
-    /// Cached values and CCCDs are assembled in full from their current value, so the checks are
-    /// exact. A dynamic value's current bytes are the application's, so its parts are only joined
+    /// Values the server keeps and CCCDs are assembled in full from their current value, so the checks
+    /// are exact. A value with a write handler is the application's, so its parts are only joined
     /// where contiguous and each run is handed over with its offset.
     func plan(_ handle: UInt16, _ queue: [PreparedWrite], _ connection: UInt16) -> PlanResult {
         guard let index = database.index(of: handle) else { return .failure(.invalidHandle) }
         let attribute = database.attributes[index]
         var runs: [WriteRun] = []
-        if case .dynamic = attribute.value {
+        if case .dynamic(let dynamic) = attribute.value, dynamic.write != nil {
             for entry in queue where entry.handle == handle {
                 if let last = runs.last, last.offset + last.value.count == entry.offset {
                     runs[runs.count - 1].value.append(contentsOf: entry.value)

@@ -90,11 +90,13 @@ struct ScanHostUnderTest {
     let counter: LESubeventCounter
 
     /// Opens `transport` (a `--transport` string), optionally records to `capture`, and starts a host.
-    static func start(_ transport: String, capture: String? = nil) async throws -> ScanHostUnderTest {
+    static func start(_ transport: String, capture: String? = nil, clock: (any HostClock)? = nil) async throws -> ScanHostUnderTest {
         var base: any HCITransport = try await TransportSpec(parsing: transport).open()
         if let capture { base = try CaptureTap(wrapping: base, path: capture) }
         let counter = LESubeventCounter(wrapping: base)
-        let host = BluetoothHost(transport: counter, configuration: HostConfiguration(commandTimeout: .seconds(3)))
+        let configuration = HostConfiguration(commandTimeout: .seconds(3))
+        let host = clock.map { BluetoothHost(transport: counter, configuration: configuration, clock: $0) }
+            ?? BluetoothHost(transport: counter, configuration: configuration)
         do {
             try await host.start()
         } catch {
@@ -137,11 +139,11 @@ extension BumblePeer {
 /// starts a Bluewire host on it and runs `body`; the host is closed and the link stopped afterwards.
 func withScanningHost<R>(
     _ transport: BumblePeer.ControllerTransport = .tcp, advertiser: ScanAdvertiserFixture = ScanAdvertiserFixture(),
-    extraArguments: [String] = [], capture: String? = nil,
+    extraArguments: [String] = [], capture: String? = nil, clock: (any HostClock)? = nil,
     _ body: (ScanHostUnderTest, BumblePeer) async throws -> R
 ) async throws -> R {
     try await withBumblePeer([transport], arguments: advertiser.arguments + extraArguments) { peer in
-        let underTest = try await ScanHostUnderTest.start(peer.transports[0], capture: capture)
+        let underTest = try await ScanHostUnderTest.start(peer.transports[0], capture: capture, clock: clock)
         do {
             let result = try await body(underTest, peer)
             await underTest.host.close()
