@@ -23,7 +23,7 @@ public actor GATTOperationQueue {
     }
 
     private let performer: any ATTRequestPerformer
-    private let decorators: [any OperationQueueDecorator]
+    private var decorators: [any OperationQueueDecorator]
     private var pending: [Job] = []
     private var running: (job: Job, task: Task<Void, Never>)?
     private var lastID: UInt64 = 0
@@ -32,6 +32,17 @@ public actor GATTOperationQueue {
     public init(performer: any ATTRequestPerformer, decorators: [any OperationQueueDecorator] = []) {
         self.performer = performer
         self.decorators = decorators
+    }
+
+    /// Adds a decorator for the operations submitted from now on (those already queued keep theirs):
+    /// innermost by default, or outermost (`AutoConnectDecorator` goes outside everything else, so the
+    /// link is up before an authorizer or a timeout runs).
+    public func attach(_ decorator: any OperationQueueDecorator, outermost: Bool = false) {
+        if outermost {
+            decorators.insert(decorator, at: 0)
+        } else {
+            decorators.append(decorator)
+        }
     }
 
     /// Queues `operation` behind everything already queued and returns a handle to await or cancel it.
