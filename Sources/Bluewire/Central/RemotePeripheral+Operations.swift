@@ -27,8 +27,8 @@ extension RemotePeripheral {
 
     /// Queues `operation` (wrapped by the attached decorators) and returns a handle to await or cancel
     /// it: queue several steps, then await them in order.
-    public nonisolated func submit<Operation: GATTOperation>(_ operation: Operation) async -> QueuedOperation<Operation.Result> {
-        await queue.submit(operation)
+    public nonisolated func submit<Operation: GATTOperation>(_ operation: Operation) async -> RemoteQueuedOperation<Operation.Result> {
+        RemoteQueuedOperation(queued: await queue.submit(operation))
     }
 
     /// Queues `operation` and waits for its result, as a typed error.
@@ -178,4 +178,27 @@ public struct AnyGATTOperationOf<Result: Sendable>: GATTOperation {
     public func execute(on context: any ATTRequestPerformer) async throws -> Result {
         try await operation.execute(on: context)
     }
+}
+
+/// A handle on an operation queued on a `RemotePeripheral`: await its value (typed errors) or cancel it.
+public struct RemoteQueuedOperation<Result: Sendable>: Sendable {
+    /// The queue's handle (its id, for `GATTOperationQueue.cancel(_:)`).
+    public let queued: QueuedOperation<Result>
+
+    /// The operation's result. Cancelling the awaiting task cancels the operation.
+    public var value: Result {
+        get async throws(RemotePeripheralError) {
+            do {
+                return try await queued.value
+            } catch {
+                throw .from(error)
+            }
+        }
+    }
+
+    /// Whether the outcome is known.
+    public var isCompleted: Bool { queued.isCompleted }
+
+    /// Cancels the operation: removed if still queued, its task cancelled if running.
+    public func cancel() async { await queued.cancel() }
 }

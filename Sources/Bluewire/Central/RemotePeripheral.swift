@@ -153,9 +153,9 @@ public actor RemotePeripheral: ConnectionEstablisher {
             throw .connectionFailed(error)
         }
         let gatt = await connection.gatt
-        let link = RemotePeripheralLink(connection: connection, gatt: gatt)
-        slot.link = link
         connectionCount += 1
+        let link = RemotePeripheralLink(connection: connection, gatt: gatt, number: connectionCount)
+        slot.link = link
         watch(connection)
         if configuration.exchangeMTU {
             do {

@@ -12,10 +12,14 @@ public struct RemotePeripheralLink: Sendable {
     public let connection: Connection
     /// Its GATT client (its own per-connection queue, run inside the peripheral's operations).
     public let gatt: GATTClient
+    /// Which of the peripheral's links this is: 1 for the first, 2 for the next... A link's identity
+    /// across reconnections (a new connection may get the same handle, so `Connection`s compare equal).
+    public let number: Int
 
-    init(connection: Connection, gatt: GATTClient) {
+    init(connection: Connection, gatt: GATTClient, number: Int) {
         self.connection = connection
         self.gatt = gatt
+        self.number = number
     }
 
     /// The characteristic of type `uuid` (in `service`, if given) on this link. The first lookup on a

@@ -60,11 +60,21 @@ public struct AutoAuthorizeOperation<Wrapped: GATTOperation>: GATTOperation {
         if authorizeFirst { try await authorizer.authorize(for: requirements) }
         do {
             return try await wrapped.execute(on: context)
-        } catch let error as GATTClientError where retryAfterInsufficientSecurity && error.isInsufficientSecurity {
+        } catch where retryAfterInsufficientSecurity && isInsufficientSecurity(error) {
             // Authorizing again after authorizing first would only repeat what already did not help.
             guard !authorizeFirst else { throw error }
             try await authorizer.authorize(for: requirements.union(.authorization))
             return try await wrapped.execute(on: context)
         }
+    }
+}
+
+/// Whether `error` is a server's refusal for lack of security, however the layers above wrapped it.
+func isInsufficientSecurity(_ error: any Error) -> Bool {
+    switch error {
+    case let error as GATTClientError: error.isInsufficientSecurity
+    case GATTError.procedure(let error): error.isInsufficientSecurity
+    case RemotePeripheralError.gatt(.procedure(let error)): error.isInsufficientSecurity
+    default: false
     }
 }
