@@ -96,9 +96,11 @@ struct OTACentral: AsyncParsableCommand {
             return last
         }
 
-        // A chunk is its 4-octet offset and as much of the image as one Write Request carries.
+        // A chunk is its 4-octet offset and as much of the image as one Write Request carries
+        // (ATT_MTU − 3 octets of value), within the 512 octets an attribute value may have (Core
+        // Vol 3 Part F §3.2.9).
         let mtu = await peripheral.link?.connection.mtu ?? 23
-        let chunkSize = max(1, mtu - 3 - 4)
+        let chunkSize = max(1, min(mtu - 3, 512) - 4)
         let write = { @Sendable (value: [UInt8], characteristic: BluetoothUUID) in
             peripheral.writeOperation(value, to: characteristic, in: OTAProfile.service, requirements: .authorization, timeout: .seconds(10), retries: 1)
         }
