@@ -86,8 +86,9 @@ public actor GATTOperationQueue {
 
     /// Fails every queued operation and the running one with `error` (typically
     /// `OperationError.disconnected(reason:)` when the link drops). Their callers are answered now; the
-    /// running operation's task is cancelled. Operations submitted afterwards run normally (with an
-    /// auto-connect decorator, they reconnect first).
+    /// running operation's task is cancelled. Operations submitted afterwards run normally. A
+    /// connection's own queue (`GATTClient.queue`) ends with its link; the queue that outlives links
+    /// is a `RemotePeripheral`'s, where auto-connect reconnects first instead of failing everything.
     public func failAll(with error: any Error) {
         let failed = pending
         pending.removeAll()
