@@ -186,6 +186,29 @@ struct RemotePeripheralTests {
         await fixture.close()
     }
 
+    /// Handles belong to a link: after a reconnection the characteristic is found again by UUID,
+    /// here at another handle (the peripheral's database changed while no one was connected).
+    @Test func characteristicsAreResolvedAgainOnEachLink() async throws {
+        let fixture = try await Fixture()
+        let remote = fixture.remote
+        await remote.attachAutoConnect()
+        #expect(try await remote.read(Self.value) == [0x42])
+        let firstHandle = try #require(remote.link?.gatt.cache.characteristics.values.flatMap { $0 }.first { $0.uuid == Self.value })
+        try await fixture.dropLinkFromPeripheral()
+
+        var builder = GATTDatabaseBuilder()
+        try builder.addService(BluetoothUUID(0xAAA0))
+        try builder.addCharacteristic(BluetoothUUID(0xAAA1), properties: [.read], permissions: [.read], value: .cached([0x00]))
+        try builder.addService(Self.service)
+        try builder.addCharacteristic(Self.value, properties: [.read], permissions: [.read], value: .cached([0x43]))
+        await fixture.peripheralHost.setDatabase(builder.build())
+
+        #expect(try await remote.read(Self.value) == [0x43])
+        let secondHandle = try #require(remote.link?.gatt.cache.characteristics.values.flatMap { $0 }.first { $0.uuid == Self.value })
+        #expect(secondHandle.valueHandle != firstHandle.valueHandle, "the layout moved: \(firstHandle) then \(secondHandle)")
+        await fixture.close()
+    }
+
     @Test func theLinkIsReleasedAfterTheIdleTimeOnTheHostClockAndAReadBringsItBack() async throws {
         let fixture = try await Fixture()
         let remote = fixture.remote
