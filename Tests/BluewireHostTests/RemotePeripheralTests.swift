@@ -270,6 +270,21 @@ struct RemotePeripheralTests {
         await fixture.close()
     }
 
+    @Test func withoutAutoConnectADisconnectAskedForSucceedsAndLaterOperationsAreNotConnected() async throws {
+        let fixture = try await Fixture()
+        let remote = fixture.remote
+        try await remote.connect()
+        let disconnect = await remote.submit(remote.disconnectOperation())
+        let after = await remote.submit(remote.readOperation(Self.value))
+        try await disconnect.value
+        await #expect(throws: RemotePeripheralError.notConnected) { try await after.value }
+        try await fixture.events.wait("the disconnection") { $0.isDisconnected }
+        #expect(await remote.lastDisconnection == .connectionTerminatedByLocalHost)
+        try await remote.connect()
+        #expect(try await remote.read(Self.value) == [0x42])
+        await fixture.close()
+    }
+
     @Test func anOperationTheLinkDroppedUnderResumesOnANewLinkAndItsSubscriptionComesBack() async throws {
         let fixture = try await Fixture()
         let remote = fixture.remote

@@ -68,6 +68,8 @@ public actor RemotePeripheral: ConnectionEstablisher {
     var idleTimer: (generation: UInt64, task: Task<Void, Never>?) = (0, nil)
     var activeOperations = 0
     var disconnecting: Task<Void, Never>?
+    /// The link `dropLink` is ending (its end is no failure for the queued operations).
+    var droppingLink: Int?
     var subscriptions: [UInt64: RemoteSubscriptionState] = [:]
     var nextID: UInt64 = 1
     var observers: [UInt64: AsyncStream<RemotePeripheralEvent>.Continuation] = [:]
@@ -156,7 +158,7 @@ public actor RemotePeripheral: ConnectionEstablisher {
         connectionCount += 1
         let link = RemotePeripheralLink(connection: connection, gatt: gatt, number: connectionCount)
         slot.link = link
-        watch(connection)
+        watch(link)
         if configuration.exchangeMTU {
             do {
                 try await gatt.exchangeMTU()
@@ -171,19 +173,21 @@ public actor RemotePeripheral: ConnectionEstablisher {
     }
 
     /// Hears when `connection` ends: forgets the link and, without auto-connect, fails what is queued.
-    private func watch(_ connection: Connection) {
+    private func watch(_ link: RemotePeripheralLink) {
         Task {
-            let reason = await connection.disconnection()
-            await self.linkEnded(connection, reason: reason)
+            let reason = await link.connection.disconnection()
+            await self.linkEnded(link.number, reason: reason)
         }
     }
 
-    private func linkEnded(_ connection: Connection, reason: HCIStatus) async {
-        if slot.link?.connection == connection { slot.link = nil }
+    private func linkEnded(_ number: Int, reason: HCIStatus) async {
+        // Compared by number: a new connection may reuse the handle, so `Connection`s compare equal.
+        if slot.link?.number == number { slot.link = nil }
         lastDisconnection = reason
         for id in subscriptions.keys { subscriptions[id]?.active = nil }
         emit(.disconnected(reason: reason))
-        guard !autoConnect else { return }
+        // Asked for (`disconnect()`, the idle timer): what is queued runs next, connecting if it may.
+        guard !autoConnect, droppingLink != number else { return }
         // Nothing will bring the link back: answer everyone now.
         for state in subscriptions.values { state.continuation.finish() }
         subscriptions.removeAll()
@@ -194,6 +198,7 @@ public actor RemotePeripheral: ConnectionEstablisher {
     func dropLink(reason: HCIStatus) async {
         guard let link = slot.link else { return }
         slot.link = nil
+        droppingLink = link.number
         let task = Task { try? await link.connection.disconnect(reason: reason) }
         disconnecting = Task { await task.value }
         await task.value
