@@ -136,6 +136,14 @@ let package = Package(
             name: "magic8ball-central", dependencies: ["ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Magic8Ball/Central", swiftSettings: strict
         ),
+        .executableTarget(
+            name: "ota-peripheral", dependencies: ["ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/OTA/Peripheral", swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "ota-central", dependencies: ["ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/OTA/Central", swiftSettings: strict
+        ),
 
         // MARK: tests
         .testTarget(name: "BluewireCoreTests", dependencies: ["BluewireCore"]),

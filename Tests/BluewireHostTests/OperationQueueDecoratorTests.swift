@@ -195,4 +195,54 @@ struct OperationQueueDecoratorTests {
         #expect(try await queue.run(LoggedRead(handle: 3, log: log)) == [3])
         #expect(log.all == ["authorize", "read 1", "read 2", "read 3", "authorize", "read 3"])
     }
+
+    @Test("Auto-connect resumes an operation the link dropped under at most resumeAttempts times, and never other failures")
+    func autoConnectResumesOnlyDisconnectionsAndOnlySoOften() async throws {
+        let log = EventLog<String>()
+        let establisher = FakeEstablisher(log: log)
+        let performer = ScriptedATTPerformer(values: [1: [1]])
+        let queue = GATTOperationQueue(performer: performer, decorators: [AutoConnectDecorator(establisher: establisher, resumeAttempts: 2)])
+
+        // Two drops, then the read: resumed twice.
+        let resumed = EventLog<Int>()
+        let twice = FlakyOperation(failures: 2, error: GATTError.disconnected(.connectionTimeout), handle: 1, attempts: resumed)
+        #expect(try await queue.run(twice) == [1])
+        #expect(resumed.all == [1, 2, 3])
+
+        // Three drops: the third is the caller's.
+        let given = EventLog<Int>()
+        let thrice = FlakyOperation(failures: 3, error: OperationError.disconnected(reason: 0x08), handle: 1, attempts: given)
+        await #expect(throws: OperationError.disconnected(reason: 0x08)) { try await queue.run(thrice) }
+        #expect(given.all == [1, 2, 3])
+
+        // Anything else is not the link's fault: never resumed.
+        let once = EventLog<Int>()
+        let timedOut = FlakyOperation(failures: 1, error: OperationError.timedOut(after: .seconds(1)), handle: 1, attempts: once)
+        await #expect(throws: OperationError.timedOut(after: .seconds(1))) { try await queue.run(timedOut) }
+        #expect(once.all == [1])
+    }
+
+    @Test("An operation declaring withoutLink (disconnecting) never brings the link up")
+    func withoutLinkSkipsAutoConnect() async throws {
+        let log = EventLog<String>()
+        let establisher = FakeEstablisher(log: log)
+        let performer = ScriptedATTPerformer(values: [1: [1]])
+        let queue = GATTOperationQueue(performer: performer, decorators: [AutoConnectDecorator(establisher: establisher)])
+        _ = try await queue.run(LoggedRead(handle: 1, log: log, requirements: .withoutLink))
+        #expect(log.all == ["read 1"])
+        _ = try await queue.run(LoggedRead(handle: 1, log: log))
+        #expect(log.all == ["read 1", "connect", "read 1"])
+    }
+
+    @Test("A decorator attached later wraps the operations submitted from then on, outermost when asked")
+    func attachingDecorators() async throws {
+        let log = EventLog<String>()
+        let performer = ScriptedATTPerformer(values: [1: [1]])
+        let queue = GATTOperationQueue(performer: performer)
+        _ = try await queue.run(LoggedRead(handle: 1, log: log))
+        await queue.attach(LoggingDecorator(name: "inner", log: log))
+        await queue.attach(LoggingDecorator(name: "outer", log: log), outermost: true)
+        _ = try await queue.run(LoggedRead(handle: 1, log: log))
+        #expect(log.all == ["read 1", "outer", "inner", "read 1"])
+    }
 }

@@ -41,7 +41,8 @@ public struct GATTClient: Sendable {
     public var connection: Connection { session.connection }
 
     /// The queue every operation of this client runs on. Submit custom composite operations with
-    /// `run(_:)` (or to the queue directly) so they never interleave with this client's.
+    /// `run(_:)` (or to the queue directly) so they never interleave with this client's. It ends with
+    /// the link; for a queue that outlives disconnections (auto-connect, resume), use `RemotePeripheral`.
     public var queue: GATTOperationQueue { session.queue }
 
     /// What discovery has found so far, minus what Service Changed indications invalidated.

@@ -1,6 +1,11 @@
 import BluewireGATT
 
 /// Raises a link's security or obtains authorization (pairing, encryption, an application prompt).
+///
+/// `BluetoothHost` has no pairing yet (the Security Manager runs on the engine's `EngineHost`), so on
+/// a `BluetoothHost` link the authorizer is the application's: typically it proves itself to the
+/// peripheral at the application level (the OTA example writes an access token), once per link. When
+/// `BluetoothHost` gains pairing, an authorizer that pairs or encrypts plugs in here unchanged.
 public protocol OperationAuthorizer: Sendable {
     /// Returns once operations with `requirements` may succeed. Called before every such operation, so
     /// it should return at once when the link is already secure enough.
@@ -11,6 +16,10 @@ public protocol OperationAuthorizer: Sendable {
 /// more, followed by a single retry, when an operation fails because the server wants more security
 /// (Insufficient Authentication / Encryption / Authorization / Encryption Key Size Too Short: Core
 /// Vol 3 Part C §10.3.2 has the client pair or encrypt, then retry the request).
+///
+/// Attach it to a `RemotePeripheral` (`attach(_:)`) so that every operation queued there is authorized
+/// on whatever link it runs on, including a new link after a reconnection. The authorizer is the
+/// application's until `BluetoothHost` can pair (see `OperationAuthorizer`).
 public struct AutoAuthorizeDecorator: OperationQueueDecorator {
     public let authorizer: any OperationAuthorizer
     public let retryAfterInsufficientSecurity: Bool
@@ -51,11 +60,21 @@ public struct AutoAuthorizeOperation<Wrapped: GATTOperation>: GATTOperation {
         if authorizeFirst { try await authorizer.authorize(for: requirements) }
         do {
             return try await wrapped.execute(on: context)
-        } catch let error as GATTClientError where retryAfterInsufficientSecurity && error.isInsufficientSecurity {
+        } catch where retryAfterInsufficientSecurity && isInsufficientSecurity(error) {
             // Authorizing again after authorizing first would only repeat what already did not help.
             guard !authorizeFirst else { throw error }
             try await authorizer.authorize(for: requirements.union(.authorization))
             return try await wrapped.execute(on: context)
         }
+    }
+}
+
+/// Whether `error` is a server's refusal for lack of security, however the layers above wrapped it.
+func isInsufficientSecurity(_ error: any Error) -> Bool {
+    switch error {
+    case let error as GATTClientError: error.isInsufficientSecurity
+    case GATTError.procedure(let error): error.isInsufficientSecurity
+    case RemotePeripheralError.gatt(.procedure(let error)): error.isInsufficientSecurity
+    default: false
     }
 }

@@ -30,6 +30,10 @@ public struct OperationRequirements: OptionSet, Hashable, Sendable {
     /// (their permissions would otherwise fail with Insufficient Authentication / Encryption /
     /// Authorization, Core Vol 3 Part F §3.4.1.1).
     public static let authorization = OperationRequirements(rawValue: 1 << 0)
+
+    /// The operation needs no link and must not bring one up (disconnecting): `AutoConnectDecorator`
+    /// leaves it alone.
+    public static let withoutLink = OperationRequirements(rawValue: 1 << 1)
 }
 
 /// Identifies one operation submitted to an `GATTOperationQueue`, for `cancel(_:)`.

@@ -23,7 +23,7 @@ public actor GATTOperationQueue {
     }
 
     private let performer: any ATTRequestPerformer
-    private let decorators: [any OperationQueueDecorator]
+    private var decorators: [any OperationQueueDecorator]
     private var pending: [Job] = []
     private var running: (job: Job, task: Task<Void, Never>)?
     private var lastID: UInt64 = 0
@@ -32,6 +32,17 @@ public actor GATTOperationQueue {
     public init(performer: any ATTRequestPerformer, decorators: [any OperationQueueDecorator] = []) {
         self.performer = performer
         self.decorators = decorators
+    }
+
+    /// Adds a decorator for the operations submitted from now on (those already queued keep theirs):
+    /// innermost by default, or outermost (`AutoConnectDecorator` goes outside everything else, so the
+    /// link is up before an authorizer or a timeout runs).
+    public func attach(_ decorator: any OperationQueueDecorator, outermost: Bool = false) {
+        if outermost {
+            decorators.insert(decorator, at: 0)
+        } else {
+            decorators.append(decorator)
+        }
     }
 
     /// Queues `operation` behind everything already queued and returns a handle to await or cancel it.
@@ -75,8 +86,9 @@ public actor GATTOperationQueue {
 
     /// Fails every queued operation and the running one with `error` (typically
     /// `OperationError.disconnected(reason:)` when the link drops). Their callers are answered now; the
-    /// running operation's task is cancelled. Operations submitted afterwards run normally (with an
-    /// auto-connect decorator, they reconnect first).
+    /// running operation's task is cancelled. Operations submitted afterwards run normally. A
+    /// connection's own queue (`GATTClient.queue`) ends with its link; the queue that outlives links
+    /// is a `RemotePeripheral`'s, where auto-connect reconnects first instead of failing everything.
     public func failAll(with error: any Error) {
         let failed = pending
         pending.removeAll()
