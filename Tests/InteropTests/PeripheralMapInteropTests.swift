@@ -111,6 +111,39 @@ struct PeripheralMapInteropTests {
     }
 }
 
+extension PeripheralMapInteropTests {
+    /// Addresses given instead of a scan: `scanFinished` names them first; a ball there becomes
+    /// ready, an address nobody advertises from fails with the connect timeout, and the ball after it
+    /// still connects (one failed attempt does not stop the pass).
+    @Test func givenAddressesConnectInOrderAndOneNobodyHasFails() async throws {
+        try await withThreeBalls { host, addresses, _ in
+            let nobody = newStaticAddress()
+            var options = Self.options
+            options.connectTimeout = .seconds(2)
+            let map = PeripheralMap(host: host, options: options)
+            let log = EventLog(map.events.map { Recorded($0) })
+            try await map.start(addresses: [addresses[0], nobody, addresses[2], addresses[0]])
+            try await log.wait(for: 2, within: .seconds(60), "two ready entries") { $0.kind == "ready" }
+            let failed = try await log.first(within: .seconds(30), "the failed attempt") { $0.kind == "failed" }
+            #expect(failed.address == nobody)
+            #expect(failed.error == "\(PeripheralMapError.connect(nobody, .connectionTimeout(nobody)))", "\(failed)")
+            let events = await log.events
+            #expect(events.first?.kind == "scanFinished")
+            #expect(events.first?.found == [addresses[0], nobody, addresses[2]], "a repeated address maps once")
+            #expect(!events.contains { $0.kind == "discovered" }, "nothing was scanned")
+            // Connections go one at a time, in the order given.
+            let connecting = events.filter { $0.kind == "connecting" }.compactMap(\.address)
+            #expect(connecting == [addresses[0], nobody, addresses[2]])
+            let failedIndex = try #require(events.firstIndex { $0.kind == "failed" })
+            let lastConnecting = try #require(events.firstIndex { $0.kind == "connecting" && $0.address == addresses[2] })
+            #expect(failedIndex < lastConnecting, "\(events)")
+            #expect(await map[nobody]?.state == .failed)
+            #expect(await map.ready.map(\.address) == [addresses[0], addresses[2]])
+            await map.close()
+        }
+    }
+}
+
 /// A map event, flattened for order checks.
 struct Recorded: Sendable, CustomStringConvertible {
     var kind: String
