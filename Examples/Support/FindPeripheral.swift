@@ -19,3 +19,17 @@ public func findPeripheral(
     }
     exitWithError("no device advertising \(service) found")
 }
+
+/// The first device advertising the chat room's service within `window`, or nil when none is
+/// (chat-central then hosts the room itself). A scan failure ends the program.
+public func scanForRoom(on host: BluetoothHost, within window: TimeSpan) async -> BluetoothAddress? {
+    do {
+        for try await device in await host.scan(filter: AdvertisingFilter(serviceUUIDs: [ChatRoomProfile.service]), duration: window) {
+            await host.stopScan()
+            return device.address
+        }
+    } catch {
+        exitWithError("scanning failed: \(error)")
+    }
+    return nil
+}

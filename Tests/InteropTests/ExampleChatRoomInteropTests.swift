@@ -96,4 +96,39 @@ struct ExampleChatRoomInteropTests {
             try await room.first("alice to leave") { $0.hasPrefix("left: ") }
         }
     }
+
+    /// "Join a room if one is found, else host it": the first chat-central finds no room and hosts
+    /// it; the second, started once the first is hosting, finds and joins it. A message goes through
+    /// both ways.
+    @Test func theFirstChatCentralHostsTheRoomAndTheSecondJoinsIt() async throws {
+        let aliceAddress = newStaticAddress()
+        try await withBumblePeer([.tcp, .tcp], arguments: []) { peer in
+            let alice = try PeripheralProcess("chat-central", [
+                "--transport", peer.transports[0], "--own-address", aliceAddress.hexString, "--nick", "alice", "--join-window", "2",
+            ], input: true)
+            defer { alice.stop() }
+            let hosting = try await alice.first("alice to host") { $0.hasPrefix("hosting room ") || $0.hasPrefix("joined ") }
+            #expect(hosting == "hosting room \"Bluewire Chat\" as \(aliceAddress) (nick alice)")
+
+            let bob = try PeripheralProcess("chat-central", ["--transport", peer.transports[1], "--nick", "bob"], input: true)
+            defer { bob.stop() }
+            let joined = try await bob.first("bob to join") { $0.hasPrefix("joined ") || $0.hasPrefix("hosting room ") }
+            #expect(joined.hasPrefix("joined \(aliceAddress) as bob"), "\(joined)")
+            try await alice.first("alice to see bob arrive") { $0.hasSuffix(" joined)") }
+
+            bob.write(line: "hi alice")
+            try await alice.first("alice to hear bob") { $0 == "bob: hi alice" }
+            try await bob.first("bob to hear his message relayed") { $0 == "bob: hi alice" }
+            alice.write(line: "hi bob")
+            try await bob.first("bob to hear alice") { $0 == "alice: hi bob" }
+
+            bob.closeInput()
+            #expect(await bob.exitStatus() == 0, "stderr: \(bob.standardError)")
+            try await alice.first("alice to see bob leave") { $0.hasSuffix(" left)") }
+            alice.closeInput()
+            #expect(await alice.exitStatus() == 0, "stderr: \(alice.standardError)")
+            // The host prints each message once: the relay does not echo its own posts back to it.
+            #expect(await alice.lines.events.filter { $0 == "bob: hi alice" || $0 == "alice: hi bob" }.count == 2)
+        }
+    }
 }

@@ -3,14 +3,16 @@ import Bluewire
 import ExampleSupport
 import Foundation
 
-/// A chat room member: connects to the room, prints the recent messages and then every message
-/// anyone writes, and sends each line of standard input (or each --say) as "nick: line". Leaves at
-/// the end of input.
+/// A chat room member: joins a room if it finds one, else hosts the room itself. As a member it
+/// connects to the room, prints the recent messages and then every message anyone writes, and sends
+/// each line of standard input (or each --say) as "nick: line". As the host it serves and advertises
+/// the room as chat-peripheral does (`ChatRoom` in Examples/Support), prints every message members
+/// write and posts its own lines to them. Leaves (or closes the room) at the end of input.
 @main
 struct ChatCentral: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chat-central",
-        abstract: "Join a BLE chat room: send lines of standard input, print everyone's messages.")
+        abstract: "Join a BLE chat room (or host one if none is found): send lines of standard input, print everyone's messages.")
 
     @Option(help: "Your name in the room.")
     var nick: String
@@ -23,6 +25,15 @@ struct ChatCentral: AsyncParsableCommand {
 
     @Flag(name: .customLong("no-stdin"), help: "Send only the --say messages, then leave.")
     var noStandardInput = false
+
+    @Option(name: .customLong("join-window"), help: "Seconds to look for a room before hosting one.")
+    var joinWindow = 3
+
+    @Flag(name: .customLong("no-host"), help: "Only join: fail if no room is found (scanning 10 s).")
+    var noHost = false
+
+    @Option(help: "The room's advertised name when this program hosts it.")
+    var room = "Bluewire Chat"
 
     @OptionGroup var options: ExampleOptions
 
@@ -37,7 +48,57 @@ struct ChatCentral: AsyncParsableCommand {
             Foundation.exit(130)
         }
         defer { stop.cancel() }
-        let address = await findPeripheral(on: host, address: peer, service: ChatRoomProfile.service)
+        if peer == nil, !noHost {
+            guard let address = await scanForRoom(on: host, within: .seconds(Int64(joinWindow))) else {
+                await hostRoom(on: host)
+                return
+            }
+            await join(address, on: host)
+        } else {
+            await join(await findPeripheral(on: host, address: peer, service: ChatRoomProfile.service), on: host)
+        }
+    }
+
+    /// Hosts the room: serves and advertises it, prints what members write, posts this program's
+    /// own lines as "nick: line" (printing them too, as a member hears its own messages relayed).
+    func hostRoom(on host: BluetoothHost) async {
+        let chat = ChatRoom()
+        do {
+            _ = try await chat.open(on: host, name: room)
+        } catch {
+            await host.release()
+            exitWithError("hosting the room failed: \(error)")
+        }
+        let address = await host.advertisingAddress.map { "\($0)" } ?? "?"
+        say("hosting room \"\(room)\" as \(address) (nick \(nick))")
+        let events = await host.peripheralEvents()
+        let relay = Task {
+            await chat.relay(events, on: host) { activity in
+                switch activity {
+                case .joined(let connection): say("(\(connection.peer) joined)")
+                case .left(_, let peer, _): say("(\(peer) left)")
+                case .listening: break
+                case .message(_, let text, _): say(text)
+                }
+            }
+        }
+        for text in messages { await post(text, in: chat, on: host) }
+        if !noStandardInput {
+            for await line in standardInputLines() where !line.isEmpty { await post(line, in: chat, on: host) }
+        }
+        relay.cancel()
+        try? await host.stopAdvertising()
+        await host.release()
+    }
+
+    func post(_ text: String, in chat: ChatRoom, on host: BluetoothHost) async {
+        let line = "\(nick): \(text)"
+        await chat.post(Array(line.utf8), on: host)
+        say(line)
+    }
+
+    /// Joins the room at `address` as a member.
+    func join(_ address: BluetoothAddress, on host: BluetoothHost) async {
         let inbox = Inbox()
         do {
             let connection = try await host.connect(to: address)
