@@ -193,14 +193,23 @@ public struct ATTBearer: Sendable {
     /// Sends a Handle Value Notification that is already encoded (opcode 0x1B, handle, value), as
     /// the GATT server builds it for this bearer's MTU, so the streaming path encodes it once. Like
     /// `notify(handle:value:)`, a PDU longer than ATT_MTU has its value cut to ATT_MTU − 3
-    /// (Vol 3 Part G §4.11). Anything else than a notification is refused (`notACommand`): the
+    /// (Vol 3 Part G §4.11). A Multiple Handle Value Notification (0x23) goes as it is, or is
+    /// refused (`pduTooLong`) if longer than ATT_MTU, since its tuples cannot be cut. Anything else
+    /// than a notification is refused (`notACommand`): the
     /// bearer's rules for requests and indications must not be bypassed.
     public mutating func notify(encoded pdu: [UInt8]) throws(ATTBearerError) {
         if let reason = closeReason { throw reason == .disconnected ? .disconnected : .closed }
-        guard pdu.count >= 3, pdu[0] == ATTOpcode.handleValueNotification.rawValue else {
-            throw .notACommand(ATTOpcode(pdu.first ?? 0))
+        guard pdu.count >= 3 else { throw .notACommand(ATTOpcode(pdu.first ?? 0)) }
+        switch ATTOpcode(pdu[0]) {
+        case .handleValueNotification:
+            transmit(pdu.count <= mtu ? pdu : Array(pdu.prefix(mtu)))
+        case .multipleHandleValueNotification:
+            // Tuples are whole (Part F §3.4.7.4): a PDU longer than ATT_MTU cannot be cut, only refused.
+            guard pdu.count <= mtu else { throw .pduTooLong(length: pdu.count, mtu: mtu) }
+            transmit(pdu)
+        default:
+            throw .notACommand(ATTOpcode(pdu[0]))
         }
-        transmit(pdu.count <= mtu ? pdu : Array(pdu.prefix(mtu)))
     }
 
     /// Sends a Handle Value Indication, or queues it while another awaits its confirmation. A value

@@ -149,6 +149,10 @@ public actor RemotePeripheral: ConnectionEstablisher {
         emit(.connecting)
         let connection: Connection
         do {
+            // A peer whose last link failed (a connect timeout, an ATT timeout, a controller error)
+            // is in Error, where the host refuses Connect until Reset. Asking this object for a link
+            // is the application's decision to start over, so it resets the peer first.
+            if await host.state(of: peer) == .error { try await host.reset(peer) }
             connection = try await host.connect(
                 to: peer, parameters: configuration.connectionParameters, timeout: configuration.connectionTimeout)
         } catch {

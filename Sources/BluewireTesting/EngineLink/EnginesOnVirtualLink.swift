@@ -61,10 +61,12 @@ public struct EnginesOnVirtualLink: Sendable {
     public var now: MonotonicInstant { link.clock.monotonicNow }
 
     /// Both engines brought up on their controllers (`controller` adjusts each controller's
-    /// configuration; `preferredMTU` is each engine's ATT Rx MTU).
+    /// configuration; `preferredMTU` is each engine's ATT Rx MTU; `engine` adjusts each engine's
+    /// configuration, given the station: 0 the central, 1 the peripheral).
     public init(
         timing: VirtualLink.Timing, preferredMTU: UInt16 = 247, recordsPackets: Bool = false,
-        controller adjust: (inout VirtualController.Configuration) -> Void = { _ in }
+        controller adjust: (inout VirtualController.Configuration) -> Void = { _ in },
+        engine adjustEngine: (Int, inout HostEngineConfiguration) -> Void = { _, _ in }
     ) throws(EngineLinkError) {
         link = VirtualLink(clock: TestClock(start: MonotonicInstant(microseconds: 1_000_000)), timing: timing)
         self.recordsPackets = recordsPackets
@@ -73,7 +75,9 @@ public struct EnginesOnVirtualLink: Sendable {
             var configuration = VirtualController.Configuration(
                 publicAddress: BluetoothAddress(value: 0x00_1B_DC_70_00_01 + UInt64(index), type: .public))
             adjust(&configuration)
-            let engine = HostEngine(configuration: HostEngineConfiguration(randomAddress: address, preferredMTU: preferredMTU))
+            var engineConfiguration = HostEngineConfiguration(randomAddress: address, preferredMTU: preferredMTU)
+            adjustEngine(index, &engineConfiguration)
+            let engine = HostEngine(configuration: engineConfiguration)
             built.append(EngineStation(engine: engine, controller: link.addController(configuration)))
         }
         stations = built
