@@ -30,8 +30,9 @@ struct EngineLink: Sendable {
     var disconnectRequests: [HostRequestID] = []
     /// Indications sent for a request, waiting for the central's confirmation.
     var indicationRequests: [(ATTIndicationID, HostRequestID)] = []
-    /// Connection state machine (BluewireGATT): connecting → idle → ... → disconnected.
-    var stateMachine: ConnectionStateMachine
+    /// The peer address whose connection state machine this link moves (HostEngine+PeerStates): the
+    /// address the application passed to `.connect`. Nil on links we did not ask for (peripheral role).
+    var machinePeer: BluetoothAddress?
     /// Pairing, encryption level and waiting security requests (Core Vol 3 Part H).
     var security = LinkSecurity()
 
@@ -42,10 +43,6 @@ struct EngineLink: Sendable {
         self.interval = interval
         bearer = ATTBearer(preferredMTU: preferredMTU)
         channels = LinkChannels(role: role)
-        var machine = ConnectionStateMachine()
-        _ = try? machine.fire(.connect)
-        _ = try? machine.fire(.connected)
-        stateMachine = machine
     }
 
     var connection: HostConnection {
@@ -59,5 +56,7 @@ struct PendingConnection: Hashable, Sendable {
     /// may still report the connection.
     var requestID: HostRequestID?
     var peer: BluetoothAddress
+    /// The address the application asked for (an identity or the address itself): its machine's key.
+    var requested: BluetoothAddress
     var deadline: MonotonicInstant
 }

@@ -94,6 +94,10 @@ extension HostEngine {
             break
         case .closed(let reason):
             if case .transactionTimeout = reason {
+                // Failure: the bearer is unusable (§3.3.3). Accepted unless the peer is already in Error.
+                if let peer = links[handle]?.machinePeer, state(of: peer) != .error {
+                    fireExpected(.failure, peer: peer, cause: .att(.transactionTimeout))
+                }
                 // After a transaction timeout no more ATT on this bearer (Core Vol 3 Part F §3.3.3): drop the link.
                 enqueue(nil, .bestEffort, [.disconnect(Disconnect(connectionHandle: handle))], optional: true)
             }

@@ -13,6 +13,12 @@ extension HostEngine {
         // seen advertising with (Core Vol 3 Part C §10.8.2.3).
         let peer = currentAddress(of: identityOrAddress)
         guard pendingConnection == nil else { return complete(id, .failure(.connectionAttemptInProgress)) }
+        // Connect from Disconnected.Initial → Connecting; refused while the peer is connected or in Error.
+        do throws(HostEngineError) {
+            try fire(.connect, peer: identityOrAddress)
+        } catch {
+            return complete(id, .failure(error))
+        }
         // Scanning and initiating together is more than many controllers do: stop the scan first.
         if scan != nil { stopScan(nil) }
         var commands: [ProcedureCommand] = []
@@ -26,7 +32,7 @@ extension HostEngine {
             ? .leExtendedCreateConnection(LEExtendedCreateConnection(peerAddress: peer, le1M: .init(connection: parameters)))
             : .leCreateConnection(LECreateConnection(peerAddress: peer, connection: parameters))
         commands.append(ProcedureCommand(command: create, optional: false))
-        pendingConnection = PendingConnection(requestID: id, peer: peer, deadline: now + configuration.connectionTimeout)
+        pendingConnection = PendingConnection(requestID: id, peer: peer, requested: identityOrAddress, deadline: now + configuration.connectionTimeout)
         enqueue(ControllerProcedure(id: id, kind: .connect, commands: commands))
     }
 
@@ -38,6 +44,9 @@ extension HostEngine {
             return complete(id, .success(.done))
         }
         pendingConnection?.requestID = nil
+        // Accepted: an attempt with a request ID is in Connecting (Connect fired when it began; only
+        // its end, which clears the ID, moves it on). A cancelled attempt is not a failure: → Initial.
+        fireExpected(.disconnect, peer: pending.requested)
         complete(pending.requestID, .failure(.cancelled))
         enqueue(id, .cancelConnect, [.leCreateConnectionCancel], optional: true)
     }
@@ -45,6 +54,8 @@ extension HostEngine {
     mutating func connectionAttemptTimedOut() {
         guard let pending = pendingConnection, let id = pending.requestID else { return }
         pendingConnection?.requestID = nil
+        // Accepted: in Connecting, as in cancelConnect.
+        fireExpected(.failure, peer: pending.requested, cause: .connectionTimeout)
         complete(id, .failure(.connectionTimeout))
         enqueue(nil, .bestEffort, [.leCreateConnectionCancel], optional: true)
     }

@@ -14,6 +14,11 @@ extension HostEngine {
             // A failed attempt (status 0x02 after a cancel, or a real failure) ends the attempt.
             if role == .central || pendingConnection != nil, let pending = pendingConnection {
                 pendingConnection = nil
+                if pending.requestID != nil {
+                    // Accepted: the attempt is in Connecting (see cancelConnect). One already cancelled
+                    // or timed out has left it; the late failure is not the peer's any more.
+                    fireExpected(.failure, peer: pending.requested, cause: .connectionFailed(event.status))
+                }
                 complete(pending.requestID, .failure(.connectionFailed(event.status)))
             }
             return
@@ -34,7 +39,10 @@ extension HostEngine {
         if role == .central {
             let pending = pendingConnection
             pendingConnection = nil
-            if let id = pending?.requestID {
+            if let pending, let id = pending.requestID {
+                links[handle]?.machinePeer = pending.requested
+                // Accepted: the attempt is in Connecting (see cancelConnect).
+                fireExpected(.connected, peer: pending.requested)
                 complete(id, .success(.connected(connection)))
                 if controller?.supportsDataLengthExtension == true {
                     // Longer link-layer packets (§7.8.33); bumble answers with a bare status 0x01.
@@ -65,7 +73,9 @@ extension HostEngine {
     /// Disconnection Complete (§7.7.5): every operation on the link fails with the reason.
     mutating func linkDisconnected(handle: UInt16, reason: HCIStatus) {
         guard var link = links.removeValue(forKey: handle) else { return }
-        _ = try? link.stateMachine.fire(.disconnect)
+        // Connected.* → Initial. A peer already in Error (ATT transaction timeout, Hardware Error)
+        // stays there: Error is left only by Reset, and this disconnection is what the failure caused.
+        if let peer = link.machinePeer, state(of: peer).isConnected { fireExpected(.disconnect, peer: peer) }
         link.bearer.disconnected()
         _ = link.bearer.takeOutputs()
         for operation in link.clientOperations { complete(operation.id, .failure(.disconnected(reason))) }

@@ -59,6 +59,8 @@ extension HostEngine {
     /// Hardware Error (§7.7.16): the controller lost its state. Every command, procedure and link
     /// fails; the application starts again with `.start`.
     mutating func hardwareError(_ code: UInt8) {
+        // First, so the links' disconnections below find their peers in Error (not Initial).
+        failEveryPeer(cause: .hardwareError(code))
         activeCommand = nil
         _ = commandFlow.cancelAll()
         if scan != nil { scanStopped(force: true) }

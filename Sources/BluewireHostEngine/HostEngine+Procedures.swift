@@ -167,7 +167,14 @@ extension HostEngine {
         case .startAdvertising, .resumeAdvertising:
             advertising.enabling = false
         case .connect:
-            if pendingConnection?.requestID == procedure.id { pendingConnection = nil }
+            if let pending = pendingConnection, pending.requestID == procedure.id {
+                pendingConnection = nil
+                // LE Create Connection refused (or cancelled by a Hardware Error, which failed the
+                // peer first): the attempt failed. Accepted in Connecting; skipped once in Error.
+                if state(of: pending.requested) == .disconnected(.connecting) {
+                    fireExpected(.failure, peer: pending.requested, cause: error)
+                }
+            }
         case .disconnect(let handle):
             links[handle]?.disconnectRequests.removeAll { $0 == procedure.id }
         case .encrypt(let handle):

@@ -12,6 +12,18 @@ struct ScanState: Sendable {
     var stateMachine: ConnectionStateMachine
     /// A stop has been queued; reports still arriving are still delivered until it is answered.
     var stopping = false
+
+    /// Fires a scan-path trigger. The scan's machine lives only while the scan does: made in
+    /// Disconnected.Initial for StartScan, it is in Scanning for every later trigger (StopScan ends
+    /// it, DeviceFound is Scanning's self-transition), so a refusal cannot happen; should one all
+    /// the same, it stops debug builds rather than being dropped.
+    mutating func fire(_ trigger: ConnectionTrigger) {
+        do throws(ConnectionTriggerRefused) {
+            try stateMachine.fire(trigger)
+        } catch {
+            assertionFailure("scan state machine out of step")
+        }
+    }
 }
 
 extension HostEngine {
@@ -19,9 +31,8 @@ extension HostEngine {
     mutating func startScan(_ id: HostRequestID, _ parameters: ScanParameters, _ filter: AdvertisingFilter) {
         guard phase == .running, let controller else { return complete(id, .failure(.notRunning)) }
         guard scan == nil || scan?.stopping == true else { return complete(id, .failure(.scanAlreadyRunning)) }
-        var machine = ConnectionStateMachine()
-        _ = try? machine.fire(.startScan)
-        scan = ScanState(aggregator: AdvertisingAggregator(filter: filter), stateMachine: machine)
+        scan = ScanState(aggregator: AdvertisingAggregator(filter: filter), stateMachine: ConnectionStateMachine())
+        scan?.fire(.startScan)
         enqueue(id, .startScan, ScanCommands.start(parameters, on: controller))
     }
 
@@ -35,7 +46,7 @@ extension HostEngine {
     mutating func scanStopped(force: Bool = false) {
         // A scan started after the stop was queued goes on.
         guard var state = scan, state.stopping || force else { return }
-        _ = try? state.stateMachine.fire(.stopScan)
+        state.fire(.stopScan)
         scan = nil
         emit(.scanStopped)
     }
@@ -50,7 +61,7 @@ extension HostEngine {
         guard var state = scan else { return }
         scan = nil  // keeps the aggregator's storage uniquely referenced: no copy per report
         if var device = state.aggregator.add(report, now: now) {
-            _ = try? state.stateMachine.fire(.deviceFound)
+            state.fire(.deviceFound)
             if device.address.randomKind == .resolvablePrivate { device.identityAddress = resolveIdentity(device.address) }
             emit(.deviceFound(device))
         }
@@ -61,7 +72,7 @@ extension HostEngine {
         guard var state = scan else { return }
         scan = nil
         if let whole = state.extendedChains.add(report), var device = state.aggregator.add(whole.report, now: now) {
-            _ = try? state.stateMachine.fire(.deviceFound)
+            state.fire(.deviceFound)
             if device.address.randomKind == .resolvablePrivate { device.identityAddress = resolveIdentity(device.address) }
             emit(.deviceFound(device))
         }

@@ -73,6 +73,8 @@ public struct HostEngine: Sendable {
     var scan: ScanState?
     var advertising = AdvertisingState()
     var pendingConnection: PendingConnection?
+    /// The connection state machine of every peer connected to as central (HostEngine+PeerStates).
+    var peerMachines: [BluetoothAddress: PeerMachine] = [:]
 
     // Security Manager and bonds (HostEngine+Security).
     var security = EngineSecurity()
@@ -237,6 +239,7 @@ public struct HostEngine: Sendable {
         case .passkeyReply(let connection, let passkey): passkeyReply(id, connection, passkey)
         case .confirmReply(let connection, let accepted): confirmReply(id, connection, accepted)
         case .clearControllerLeftovers: clearControllerLeftovers(id)
+        case .reset(let peer): resetPeer(id, peer)
         }
         pumpProcedures()
     }

@@ -115,6 +115,15 @@ public enum HostEngineError: Error, Hashable, Sendable {
     /// This build of the engine leaves the feature out (compiled with `BLUEWIRE_NO_SECURITY`,
     /// `BLUEWIRE_NO_CHANNELS` or `BLUEWIRE_NO_CENTRAL`, as the firmware images are).
     case notSupported
+    /// The peer's connection state machine (Docs/Design.md) refused the trigger this request needs in
+    /// its current state: `.connect` to a connected peer or one in `Error`, `.reset` outside `Error`,
+    /// a GATT procedure while another runs. Nothing was sent and the state is unchanged.
+    case refused(state: ConnectionState, trigger: ConnectionTrigger)
+    /// The controller reported a Hardware Error (§7.7.16) with this code: the cause of the `Error`
+    /// state it leaves every peer with something under way in.
+    case hardwareError(UInt8)
+    /// The transport to the controller ended (`HostEngine.transportEnded()`).
+    case transportEnded
 }
 
 /// What a successful request returns.
@@ -169,6 +178,13 @@ public enum HostEngineEvent: Hashable, Sendable {
     case connectionUpdated(handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16)
     /// The controller reported a hardware error; every link and procedure has been failed.
     case hardwareError(UInt8)
+    /// A peer's connection state machine moved (`HostEngine.state(of:)`); `cause` says what failed
+    /// for a transition to `Error`, nil otherwise. Emitted only for peers the engine connects to as
+    /// central, at connection-level moments and GATT procedure boundaries, never per packet.
+    case stateChanged(peer: BluetoothAddress, ConnectionTransition, cause: HostEngineError?)
+    /// A trigger the engine fires by construction was refused all the same: the model and the link
+    /// are out of step (a bug, reported rather than dropped).
+    case stateRefused(peer: BluetoothAddress, HostEngineError)
     /// A credit based channel opened, ours or the peer's (Core Vol 3 Part A §4.22-4.26).
     case channelOpened(HostChannel)
     /// A complete SDU arrived on a channel (its credits are already on their way back).

@@ -86,6 +86,9 @@ public enum HostRequest: Hashable, Sendable {
     /// ignored). Reset does this on a conforming controller (Core Vol 4 Part E §7.3.2); bumble's
     /// does not, so a program run after a killed or timed-out one would get Command Disallowed.
     case clearControllerLeftovers
+    /// Leave `Error` for `Disconnected.Initial` on `peer`'s connection state machine (the design's
+    /// Reset, Docs/Design.md): the only way out of `Error`. Fails with `.refused` in any other state.
+    case reset(BluetoothAddress)
 }
 
 /// GATT client operations (Core Vol 3 Part G §4).

@@ -52,6 +52,11 @@ struct CentralEngineTests {
         let opcodes = driver.answerCommands()
         #expect(opcodes.suffix(2) == [.leCreateConnection, .leCreateConnectionCancel])
         #expect(driver.result(cancel) == .success(.done))
+        // The peer's machine went Connecting → Initial (a cancel is not a failure).
+        #expect(driver.takeEvents().map { event -> ConnectionTrigger? in
+            if case .stateChanged(_, let transition, nil) = event { return transition.trigger }
+            return nil
+        } == [.connect, .disconnect])
         // The controller's answer to the cancel (§7.8.13): Connection Complete with Unknown Connection Identifier.
         driver.controller(ControllerBytes.leConnectionComplete(handle: 0, central: true, peer: Self.peripheral, status: 0x02))
         #expect(driver.takeEvents().isEmpty)
