@@ -1,4 +1,5 @@
 import BluewireCore
+import BluewireGATT
 import BluewireHostEngine
 import BluewireTransport
 
@@ -57,6 +58,14 @@ public actor EngineHost {
 
     /// The random static address the engine uses (set in bring-up).
     public var localAddress: BluetoothAddress { engine.configuration.randomAddress }
+
+    /// The connection state of `address` (`HostEngine.state(of:)`): Disconnected.Initial for a peer
+    /// never connected to; `Error` after a failure, with its cause in `failure(of:)`, until
+    /// `perform(.reset(address))`. Transitions arrive in `events()` as `.stateChanged`.
+    public func state(of address: BluetoothAddress) -> ConnectionState { engine.state(of: address) }
+
+    /// Why `address`'s machine is in `Error`, while it is (`HostEngine.failure(of:)`).
+    public func failure(of address: BluetoothAddress) -> HostEngineError? { engine.failure(of: address) }
 
     /// Adds bonds (from a `BondFile`): the engine encrypts with them instead of pairing.
     public func addBonds(_ bonds: [HostBond]) {
@@ -174,6 +183,10 @@ public actor EngineHost {
     func transportEnded(_ error: TransportError) {
         guard isOpen else { return }
         transportFailure = error
+        // Every peer with something under way goes to Error (.transportEnded); observers see it
+        // before their streams end.
+        engine.transportEnded()
+        drain()
         isOpen = false
         finish()
     }
