@@ -1,4 +1,5 @@
 import BluewireCore
+import BluewireGATT
 import BluewireHCI
 
 // Left out of builds with BLUEWIRE_NO_CENTRAL (the peripheral firmware image); HostEngine+NoCentral stands in.

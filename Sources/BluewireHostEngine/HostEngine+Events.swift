@@ -1,4 +1,5 @@
 import BluewireCore
+import BluewireGATT
 import BluewireHCI
 import BluewireL2CAP
 
