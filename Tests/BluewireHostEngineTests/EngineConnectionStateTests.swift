@@ -135,6 +135,23 @@ struct EngineConnectionStateTests {
         #expect(link.central.engine.state(of: Self.absent) == .initial)
     }
 
+    @Test("an ATT transaction timeout → Error with .att(.transactionTimeout); the disconnection that follows leaves it there")
+    func attTimeoutToError() throws {
+        var link = try Self.link()
+        let handle = try link.connect()
+        _ = link.central.takeEvents()
+        // The peripheral's controller stops passing anything to its host: the Read is never answered.
+        link.peripheral.controller.faults.isUnresponsive = true
+        let read = link.perform(.gatt(connection: handle, .read(handle: 0x0003)), on: 0)
+        try link.run(until: { $0.central.result(read) != nil }, within: .seconds(40))
+        #expect(link.central.result(read) == .failure(.att(.transactionTimeout)))
+        link.run(for: .seconds(10))  // the engine drops the link (§3.3.3)
+        let events = link.central.takeEvents()
+        #expect(Self.transitions(events, of: Self.peer) == ["Connected.Idle --Failure--> Error (att(BluewireATT.ATTBearerError.transactionTimeout))"])
+        #expect(link.central.engine.state(of: Self.peer) == .error)
+        #expect(link.central.engine.failure(of: Self.peer) == .att(.transactionTimeout))
+    }
+
     @Test("transportEnded: a pending attempt → Error with .transportEnded")
     func transportEndedFailsPending() throws {
         var link = try Self.link()
