@@ -12,8 +12,11 @@ extension PairingSession {
             return [.failed(.remote(reason))]
         case .securityRequest(let auth):
             return role == .initiator && state == .idle ? [.securityRequested(auth)] : []
-        case .keypressNotification:
-            return []  // informative only (§3.5.8)
+        case .keypressNotification(let type):
+            // Informative only (§3.5.8): passed on during Passkey Entry when both sides set the Keypress
+            // bit; otherwise ignored (§2.3.5.6.3).
+            guard !isFinished, keypressNotificationsAgreed else { return [] }
+            return [.keypress(type)]
         case .pairingRequest(let features):
             guard role == .responder else { return fail(.commandNotSupported, now: now) }
             guard state == .idle else { return fail(.unspecifiedReason, now: now) }

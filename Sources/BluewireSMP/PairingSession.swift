@@ -93,7 +93,8 @@ public struct PairingSession<Crypto: SMPCryptoPrimitives> {
             ioCapability: configuration.ioCapability, oobDataPresent: peerOOBData != nil,
             authRequirements: AuthRequirements(
                 bonding: configuration.bonding, mitm: configuration.mitmRequired,
-                secureConnections: configuration.secureConnections),
+                secureConnections: configuration.secureConnections,
+                keypress: configuration.keypressNotifications),
             maximumEncryptionKeySize: configuration.maximumKeySize,
             initiatorKeyDistribution: role == .initiator ? configuration.offeredKeys : configuration.requestedPeerKeys,
             responderKeyDistribution: role == .initiator ? configuration.requestedPeerKeys : configuration.offeredKeys
@@ -150,6 +151,21 @@ public struct PairingSession<Crypto: SMPCryptoPrimitives> {
         }
         passkey = value
         return passkeyBecameKnown(now: now)
+    }
+
+    /// Keypress Notifications are in use: both sides set the Keypress bit (§3.5.1) and the method is
+    /// Passkey Entry (§2.3.5.6.3).
+    public var keypressNotificationsAgreed: Bool {
+        guard let request, let response, case .passkeyEntry = method else { return false }
+        return request.authRequirements.keypress && response.authRequirements.keypress
+    }
+
+    /// The local user pressed a key while entering the passkey: a Keypress Notification for the peer
+    /// (§3.5.8). Only the side that enters the passkey sends them, only while it has not given it yet, and
+    /// only when both sides set the Keypress bit; otherwise nothing is sent (the result is empty).
+    public mutating func keypress(_ type: KeypressNotificationType, now: MonotonicInstant) -> [SMPAction] {
+        guard !isFinished, keypressNotificationsAgreed, !displaysPasskey, passkey == nil else { return [] }
+        return send(.keypressNotification(type), now: now)
     }
 
     /// The user's Numeric Comparison answer (§2.3.5.6.2).
