@@ -88,8 +88,9 @@ extension PairingSession {
         else { return fail(.encryptionKeySize, now: now) }
         keySize = size
         method = PairingMethod.select(initiator: request, responder: response, secureConnections: secureConnections)
-        // Legacy OOB (a TK from out of band) is not implemented; LE SC OOB is.
-        if method == .outOfBand && !secureConnections { return fail(.oobNotAvailable, now: now) }
+        // Legacy OOB (§2.3.5.4) needs our TK: without it (our flag set for LE SC OOB data only), OOB Not
+        // Available (§3.5.5).
+        if method == .outOfBand && !secureConnections && !hasLegacyOOBKey { return fail(.oobNotAvailable, now: now) }
         if configuration.mitmRequired && !method.isAuthenticated {
             return fail(.authenticationRequirements, now: now)
         }

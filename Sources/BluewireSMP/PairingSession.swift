@@ -90,7 +90,7 @@ public struct PairingSession<Crypto: SMPCryptoPrimitives> {
     /// The features this device states in its Pairing Request or Response.
     var localFeatures: PairingFeatures {
         PairingFeatures(
-            ioCapability: configuration.ioCapability, oobDataPresent: peerOOBData != nil,
+            ioCapability: configuration.ioCapability, oobDataPresent: peerOOBData != nil || hasLegacyOOBKey && !configuration.secureConnections,
             authRequirements: AuthRequirements(
                 bonding: configuration.bonding, mitm: configuration.mitmRequired,
                 secureConnections: configuration.secureConnections,
@@ -100,6 +100,9 @@ public struct PairingSession<Crypto: SMPCryptoPrimitives> {
             responderKeyDistribution: role == .initiator ? configuration.requestedPeerKeys : configuration.offeredKeys
         )
     }
+
+    /// A usable legacy OOB TK is configured (16 octets).
+    var hasLegacyOOBKey: Bool { configuration.legacyOOBTemporaryKey?.count == 16 }
 
     /// LE SC OOB data to hand to the peer out of band (§2.3.5.6.4): a random r and C = f4(PKx, PKx, r, 0)
     /// over the key pair this session will pair with, both most significant first.

@@ -75,3 +75,38 @@ struct SecurityKeypressEngineTests {
         #expect(Self.keypresses(justWorks.peripheral.takeEvents()).isEmpty)
     }
 }
+
+/// LE legacy OOB (Core Vol 3 Part H §2.3.5.4) between two engines, the TK set in each one's configuration.
+@Suite("Host engine: legacy OOB pairing")
+struct LegacyOOBEngineTests {
+    static let tk: [UInt8] = (0..<16).map { UInt8(0x31 &+ $0 &* 11) }
+
+    @Test("same TK on both: authenticated legacy pairing, bonded, the next connection re-encrypts; another TK fails")
+    func legacyOOB() throws {
+        for sameKey in [true, false] {
+            var other = Self.tk
+            other[0] ^= 0x80
+            var link = try LinkedEngines(
+                central: PairingConfiguration(
+                    ioCapability: .noInputNoOutput, secureConnections: false, legacyOOBTemporaryKey: Self.tk),
+                peripheral: PairingConfiguration(
+                    ioCapability: .noInputNoOutput, secureConnections: false, legacyOOBTemporaryKey: sameKey ? Self.tk : other))
+            let pair = link.central.perform(.pair(connection: link.handle))
+            link.pump()
+            if sameKey {
+                #expect(link.central.result(pair) == .success(.secured(.authenticated)))
+                #expect(link.peripheral.engine.security(connection: link.handle)?.level == .authenticated)
+                #expect(link.central.engine.bonds.first?.authenticated == true)
+                link.disconnect()
+                link.connect()
+                let encrypt = link.central.perform(.encrypt(connection: link.handle))
+                link.pump()
+                #expect(link.central.result(encrypt) == .success(.secured(.authenticated)))
+            } else {
+                #expect(link.central.result(pair) == .failure(.security(.pairingFailed(.remote(.confirmValueFailed)))))
+                #expect(link.encryptionStatuses.isEmpty)
+                #expect(link.central.engine.bonds.isEmpty && link.peripheral.engine.bonds.isEmpty)
+            }
+        }
+    }
+}
