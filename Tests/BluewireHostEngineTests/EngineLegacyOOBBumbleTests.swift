@@ -49,4 +49,34 @@ struct EngineLegacyOOBBumbleTests {
             }
         }
     }
+
+    @Test("engine peripheral paired by a bumble central with the same TK: authenticated legacy OOB")
+    func peripheralLegacyOOB() async throws {
+        let address = BluetoothAddress(value: 0xC3_5E_17_00_E5_0B, type: .random)
+        let tkHex = EngineSecurityBumbleTests.hex(Self.tk.reversed()) ?? ""
+        try await withBumblePeer([.tcp], arguments: ["--central", address.hexString, "--manual", "--pairing", "3:0:0:\(tkHex)"]) { peer in
+            let log = PeerEventLog()
+            let lines = peer.events
+            let collector = Task { for await line in lines { log.append(line) } }
+            defer { collector.cancel() }
+            let runner = try SocketEngineRunner(
+                transport: peer.transports[0], configuration: HostEngineConfiguration(randomAddress: address))
+            runner.engine.configureSecurity(EngineSecurityBumbleTests.engineSecurity(PairingConfiguration(
+                ioCapability: .noInputNoOutput, secureConnections: false, legacyOOBTemporaryKey: Self.tk)))
+            runner.perform(.start, id: 1)
+            #expect(runner.run(seconds: 10) { $0.result(1) != nil })
+            runner.perform(.startAdvertising(.named("engine-oob")), id: 2)
+            #expect(runner.run(seconds: 10) { $0.result(2) != nil })
+            peer.send(line: #"{"central": 0, "op": "connect", "discover": false}"#)
+            #expect(runner.run(seconds: 15) { _ in log.first("connected") != nil })
+            peer.send(line: #"{"central": 0, "op": "pair"}"#)
+            #expect(runner.run(seconds: 15) { runner in
+                EngineSecurityBumbleTests.pairedEvent(runner) != nil && log.first("paired") != nil
+            })
+            let handle = try #require(runner.engine.connectionHandles.first)
+            #expect(runner.engine.security(connection: handle)?.level == .authenticated)
+            #expect(EngineSecurityBumbleTests.pairedEvent(runner)?.authenticated == true)
+            #expect(log.first("encryption")?["encryption"] as? Int == 1)
+        }
+    }
 }
