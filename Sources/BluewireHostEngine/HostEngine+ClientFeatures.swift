@@ -30,7 +30,7 @@ extension HostEngine {
     mutating func writeClientFeatures(_ handle: UInt16, _ services: [DiscoveredService]) {
         let features = configuration.clientFeatures
         guard !features.isEmpty, let link = links[handle], !link.clientFeaturesWritten else { return }
-        let characteristic = services.lazy.flatMap(\.characteristics).first {
+        let characteristic = services.lazy.flatMap { $0.characteristics }.first {
             $0.characteristic.uuid == .clientSupportedFeatures && $0.characteristic.properties.contains(.write)
         }
         guard let characteristic else { return }
