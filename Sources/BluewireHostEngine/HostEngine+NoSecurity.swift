@@ -1,6 +1,7 @@
 import BluewireCore
 import BluewireHCI
 import BluewireL2CAP
+import BluewireSMP
 
 // Builds with BLUEWIRE_NO_SECURITY (the firmware images, scripts/firmware.sh) leave the Security
 // Manager out: HostEngine+Security and EngineSecurity are not compiled, and these stand-ins keep the
@@ -22,6 +23,9 @@ extension HostEngine {
         complete(id, .failure(.notSupported))
     }
     mutating func confirmReply(_ id: HostRequestID, _ handle: UInt16, _ accepted: Bool) {
+        complete(id, .failure(.notSupported))
+    }
+    mutating func keypress(_ id: HostRequestID, _ handle: UInt16, _ type: KeypressNotificationType) {
         complete(id, .failure(.notSupported))
     }
 

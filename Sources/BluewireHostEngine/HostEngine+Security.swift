@@ -99,6 +99,18 @@ extension HostEngine {
         run(actions, handle: handle)
     }
 
+    /// A key the user pressed while entering the passkey: a Keypress Notification when both sides agreed
+    /// to them (§3.5.8, §2.3.5.6.3); the session sends nothing otherwise.
+    mutating func keypress(_ id: HostRequestID, _ handle: UInt16, _ type: KeypressNotificationType) {
+        guard links[handle]?.security.isPairing == true, var session = links[handle]?.security.session else {
+            return complete(id, .failure(.security(.noPairingInProgress)))
+        }
+        let actions = session.keypress(type, now: now)
+        links[handle]?.security.session = session
+        complete(id, .success(.done))
+        run(actions, handle: handle)
+    }
+
     // MARK: SMP PDUs
 
     /// A PDU on the SMP fixed channel (§3.3). Without a configuration: Pairing Not Supported (§3.5.5).
@@ -151,6 +163,8 @@ extension HostEngine {
                 emit(.passkeyDisplay(connection: handle, passkey: passkey))
             case .requestPasskey:
                 emit(.passkeyRequest(connection: handle))
+            case .keypress(let type):
+                emit(.keypress(connection: handle, type: type))
             case .confirmNumericComparison(let value):
                 emit(.numericComparison(connection: handle, value: value))
             case .securityRequested(let auth):

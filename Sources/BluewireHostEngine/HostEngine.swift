@@ -238,6 +238,7 @@ public struct HostEngine: Sendable {
         case .encrypt(let connection): encrypt(id, connection)
         case .passkeyReply(let connection, let passkey): passkeyReply(id, connection, passkey)
         case .confirmReply(let connection, let accepted): confirmReply(id, connection, accepted)
+        case .keypress(let connection, let type): keypress(id, connection, type)
         case .clearControllerLeftovers: clearControllerLeftovers(id)
         case .reset(let peer): resetPeer(id, peer)
         }

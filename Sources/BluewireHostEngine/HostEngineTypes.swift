@@ -199,6 +199,9 @@ public enum HostEngineEvent: Hashable, Sendable {
     case passkeyDisplay(connection: UInt16, passkey: UInt32)
     /// Passkey Entry: ask the user for the passkey the peer shows; answer with `.passkeyReply`.
     case passkeyRequest(connection: UInt16)
+    /// Passkey Entry: the peer's user pressed a key while entering the passkey (Keypress Notification,
+    /// Core Vol 3 Part H §3.5.8), when both sides set the Keypress bit (`PairingConfiguration.keypressNotifications`).
+    case keypress(connection: UInt16, type: KeypressNotificationType)
     /// Numeric Comparison: show the value and ask whether the peer shows the same (§2.3.5.6.2); answer
     /// with `.confirmReply`.
     case numericComparison(connection: UInt16, value: UInt32)

@@ -2,6 +2,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireL2CAP
+import BluewireSMP
 
 /// What an application asks the engine to do. Each request is handed in with a caller-chosen
 /// `HostRequestID`, and finishes with exactly one `.completed` output carrying that ID.
@@ -79,6 +80,11 @@ public enum HostRequest: Hashable, Sendable {
     case encrypt(connection: UInt16)
     /// Answer a `.passkeyRequest` event with the passkey the other device shows, or nil to refuse.
     case passkeyReply(connection: UInt16, passkey: UInt32?)
+    /// While the user enters the passkey of a `.passkeyRequest`: tell the peer a key was pressed (Keypress
+    /// Notification, Core Vol 3 Part H §3.5.8). Sent only when both sides set the Keypress bit and the
+    /// passkey is not given yet; otherwise nothing is sent. Completes with `.done` either way, or fails with
+    /// `.security(.noPairingInProgress)`.
+    case keypress(connection: UInt16, KeypressNotificationType)
     /// Answer a `.numericComparison` event: true when both devices show the same number.
     case confirmReply(connection: UInt16, accepted: Bool)
     /// Clears what a previous program may have left running on the controller: scanning,

@@ -23,13 +23,26 @@ public struct PairingConfiguration: Sendable {
     public var signatureKey: [UInt8]?
     /// Keys asked of the peer.
     public var requestedPeerKeys: KeyDistribution
+    /// Set the Keypress bit in AuthReq (§3.5.1): this device sends and takes Keypress Notifications
+    /// (§3.5.8) during Passkey Entry. They are used only when both sides set the bit (§2.3.5.6.3).
+    public var keypressNotifications: Bool
+    /// LE legacy OOB (§2.3.5.4): the 16-octet TK both devices received out of band (most significant octet
+    /// first). With `secureConnections` false its presence sets the OOB data flag, and legacy pairing uses
+    /// OOB when both sides set it (table 2.6), with this TK for the confirm values and the STK. (Under LE SC
+    /// either flag selects SC OOB, table 2.7, which needs the SC OOB data instead; so a device offering SC
+    /// does not set the flag for a legacy TK.) The TK should be random (it is the pairing's only secret)
+    /// and is for one peer: set it before the pairing it is for.
+    public var legacyOOBTemporaryKey: [UInt8]?
 
     public init(
         ioCapability: IOCapability, bonding: Bool = true, mitmRequired: Bool = false, secureConnections: Bool = true,
         secureConnectionsOnly: Bool = false, maximumKeySize: UInt8 = 16, minimumKeySize: UInt8 = 7,
         identityResolvingKey: [UInt8]? = nil, identityAddress: SMPAddress? = nil, signatureKey: [UInt8]? = nil,
-        requestedPeerKeys: KeyDistribution = [.encryptionKey, .identityKey, .signingKey]
+        requestedPeerKeys: KeyDistribution = [.encryptionKey, .identityKey, .signingKey],
+        keypressNotifications: Bool = false, legacyOOBTemporaryKey: [UInt8]? = nil
     ) {
+        self.legacyOOBTemporaryKey = legacyOOBTemporaryKey
+        self.keypressNotifications = keypressNotifications
         self.ioCapability = ioCapability
         self.bonding = bonding
         self.mitmRequired = mitmRequired
@@ -103,6 +116,9 @@ public enum SMPAction: Sendable, Hashable {
     case requestPasskey
     /// Show the number and ask whether both devices show the same; answer with `numericComparison(accepted:)`.
     case confirmNumericComparison(UInt32)
+    /// The peer's Keypress Notification (§3.5.8) during Passkey Entry, when both sides set the Keypress
+    /// bit: what its user did on the keyboard, for a display to follow.
+    case keypress(KeypressNotificationType)
     /// The peripheral asked for security (§3.6.7): the owner may start pairing or encryption.
     case securityRequested(AuthRequirements)
     case paired(PairingResult)

@@ -12,8 +12,11 @@ extension PairingSession {
             return [.failed(.remote(reason))]
         case .securityRequest(let auth):
             return role == .initiator && state == .idle ? [.securityRequested(auth)] : []
-        case .keypressNotification:
-            return []  // informative only (§3.5.8)
+        case .keypressNotification(let type):
+            // Informative only (§3.5.8): passed on during Passkey Entry when both sides set the Keypress
+            // bit; otherwise ignored (§2.3.5.6.3).
+            guard !isFinished, keypressNotificationsAgreed else { return [] }
+            return [.keypress(type)]
         case .pairingRequest(let features):
             guard role == .responder else { return fail(.commandNotSupported, now: now) }
             guard state == .idle else { return fail(.unspecifiedReason, now: now) }
@@ -85,8 +88,9 @@ extension PairingSession {
         else { return fail(.encryptionKeySize, now: now) }
         keySize = size
         method = PairingMethod.select(initiator: request, responder: response, secureConnections: secureConnections)
-        // Legacy OOB (a TK from out of band) is not implemented; LE SC OOB is.
-        if method == .outOfBand && !secureConnections { return fail(.oobNotAvailable, now: now) }
+        // Legacy OOB (§2.3.5.4) needs our TK: without it (our flag set for LE SC OOB data only), OOB Not
+        // Available (§3.5.5).
+        if method == .outOfBand && !secureConnections && !hasLegacyOOBKey { return fail(.oobNotAvailable, now: now) }
         if configuration.mitmRequired && !method.isAuthenticated {
             return fail(.authenticationRequirements, now: now)
         }

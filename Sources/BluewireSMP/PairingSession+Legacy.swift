@@ -3,12 +3,14 @@ import BluewireCore
 /// Phase 2 of LE legacy pairing (Core Vol 3 Part H §2.3.5.5): Mconfirm/Sconfirm with c1, Mrand/Srand,
 /// STK = s1(TK, Srand, Mrand).
 extension PairingSession {
-    /// TK: zero for Just Works, the passkey for Passkey Entry (§2.3.5.2–3); nil while the passkey is unknown.
+    /// TK: zero for Just Works, the passkey for Passkey Entry, the out-of-band TK for OOB (§2.3.5.2–4);
+    /// nil while the passkey is unknown.
     var temporaryKey: [UInt8]? {
         switch method {
         case .justWorks: return [UInt8](repeating: 0, count: 16)
         case .passkeyEntry: return passkey.map(passkeyValue)
-        case .numericComparison, .outOfBand: return nil
+        case .outOfBand: return hasLegacyOOBKey ? configuration.legacyOOBTemporaryKey : nil
+        case .numericComparison: return nil
         }
     }
 

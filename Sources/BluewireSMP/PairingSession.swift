@@ -90,15 +90,19 @@ public struct PairingSession<Crypto: SMPCryptoPrimitives> {
     /// The features this device states in its Pairing Request or Response.
     var localFeatures: PairingFeatures {
         PairingFeatures(
-            ioCapability: configuration.ioCapability, oobDataPresent: peerOOBData != nil,
+            ioCapability: configuration.ioCapability, oobDataPresent: peerOOBData != nil || hasLegacyOOBKey && !configuration.secureConnections,
             authRequirements: AuthRequirements(
                 bonding: configuration.bonding, mitm: configuration.mitmRequired,
-                secureConnections: configuration.secureConnections),
+                secureConnections: configuration.secureConnections,
+                keypress: configuration.keypressNotifications),
             maximumEncryptionKeySize: configuration.maximumKeySize,
             initiatorKeyDistribution: role == .initiator ? configuration.offeredKeys : configuration.requestedPeerKeys,
             responderKeyDistribution: role == .initiator ? configuration.requestedPeerKeys : configuration.offeredKeys
         )
     }
+
+    /// A usable legacy OOB TK is configured (16 octets).
+    var hasLegacyOOBKey: Bool { configuration.legacyOOBTemporaryKey?.count == 16 }
 
     /// LE SC OOB data to hand to the peer out of band (§2.3.5.6.4): a random r and C = f4(PKx, PKx, r, 0)
     /// over the key pair this session will pair with, both most significant first.
@@ -150,6 +154,21 @@ public struct PairingSession<Crypto: SMPCryptoPrimitives> {
         }
         passkey = value
         return passkeyBecameKnown(now: now)
+    }
+
+    /// Keypress Notifications are in use: both sides set the Keypress bit (§3.5.1) and the method is
+    /// Passkey Entry (§2.3.5.6.3).
+    public var keypressNotificationsAgreed: Bool {
+        guard let request, let response, case .passkeyEntry = method else { return false }
+        return request.authRequirements.keypress && response.authRequirements.keypress
+    }
+
+    /// The local user pressed a key while entering the passkey: a Keypress Notification for the peer
+    /// (§3.5.8). Only the side that enters the passkey sends them, only while it has not given it yet, and
+    /// only when both sides set the Keypress bit; otherwise nothing is sent (the result is empty).
+    public mutating func keypress(_ type: KeypressNotificationType, now: MonotonicInstant) -> [SMPAction] {
+        guard !isFinished, keypressNotificationsAgreed, !displaysPasskey, passkey == nil else { return [] }
+        return send(.keypressNotification(type), now: now)
     }
 
     /// The user's Numeric Comparison answer (§2.3.5.6.2).

@@ -76,6 +76,7 @@ struct EngineSecurityBumbleTests {
             runner.perform(.disconnect(handle: handle, reason: .remoteUserTerminatedConnection), id: 4)
             #expect(runner.run(seconds: 10) { $0.result(4) != nil })
             let pairingsBefore = runner.events.filter { if case .paired = $0 { return true }; return false }.count
+            let mark = runner.recorded.count
             let second = try Self.connect(runner, to: peripheral, id: 5)
             runner.perform(.encrypt(connection: second), id: 6)
             #expect(runner.run(seconds: 10) { $0.result(6) != nil })
@@ -84,6 +85,15 @@ struct EngineSecurityBumbleTests {
             #expect(runner.events.filter { if case .paired = $0 { return true }; return false }.count == pairingsBefore)
             #expect(runner.run(seconds: 5) { _ in log.all.filter { $0["encryption"] as? Int == 1 }.count == 2 })
             #expect(log.all.filter { $0["paired"] != nil }.count == 1)
+
+            // The capture says the same: the first connection carried SMP, the reconnection none, only the
+            // link-layer encryption with the stored key (§2.4.4).
+            let pairing = ReconnectionCapture(runner.btsnoop(to: mark))
+            let reconnection = ReconnectionCapture(runner.btsnoop(from: mark))
+            #expect(pairing.smpPackets >= 6 && pairing.unreadable == 0, "\(pairing)")
+            #expect(reconnection.smpPackets == 0, "\(reconnection)")
+            #expect(reconnection.enableEncryption == 1 && reconnection.encryptionChangedOn == 1, "\(reconnection)")
+            #expect(reconnection.unreadable == 0)
         }
     }
 
@@ -151,6 +161,7 @@ struct EngineSecurityBumbleTests {
             // bond store (EDIV and Rand zero under LE SC, §2.4.4), no pairing.
             peer.send(line: #"{"central": 0, "op": "disconnect"}"#)
             #expect(runner.run(seconds: 10) { runner in runner.engine.connectionHandles.isEmpty && runner.engine.isAdvertising })
+            let mark = runner.recorded.count
             peer.send(line: #"{"central": 0, "op": "connect", "discover": false}"#)
             #expect(runner.run(seconds: 15) { runner in !runner.engine.connectionHandles.isEmpty })
             let second = try #require(runner.engine.connectionHandles.first)
@@ -160,6 +171,16 @@ struct EngineSecurityBumbleTests {
             })
             #expect(runner.run(seconds: 5) { _ in log.all.filter { $0["encryption"] as? Int == 1 }.count == 2 })
             #expect(runner.events.filter { if case .paired = $0 { return true }; return false }.count == 1)
+
+            // In the capture: SMP on the first connection; on the reconnection the controller's LTK Request,
+            // the engine's reply from its bond store, Encryption Change, and no SMP PDU either way (§2.4.4).
+            let pairing = ReconnectionCapture(runner.btsnoop(to: mark))
+            let reconnection = ReconnectionCapture(runner.btsnoop(from: mark))
+            #expect(pairing.smpPackets >= 6 && pairing.unreadable == 0, "\(pairing)")
+            #expect(reconnection.smpPackets == 0, "\(reconnection)")
+            #expect(reconnection.longTermKeyRequests == 1 && reconnection.longTermKeyReplies == 1, "\(reconnection)")
+            #expect(reconnection.longTermKeyNegativeReplies == 0 && reconnection.encryptionChangedOn == 1, "\(reconnection)")
+            #expect(reconnection.unreadable == 0)
         }
     }
 }

@@ -1,5 +1,6 @@
 import BluewireCore
 import BluewireHostEngine
+import BluewireSnoop
 import Foundation
 
 /// Runs a `HostEngine` over a TCP connection to an H4 controller (a bumble controller): the I/O
@@ -13,6 +14,8 @@ final class SocketEngineRunner {
     var events: [HostEngineEvent] = []
     var packetsIn = 0
     var packetsOut = 0
+    /// Every packet that crossed the socket, in order, for a btsnoop capture of the session (`btsnoop(from:)`).
+    var recorded: [(direction: PacketDirection, packet: HCIPacket, time: MonotonicInstant)] = []
     let start = ContinuousClock.now
 
     struct SocketError: Error, CustomStringConvertible { var description: String }
@@ -65,6 +68,7 @@ final class SocketEngineRunner {
                     offset += written
                 }
                 packetsOut += 1
+                recorded.append((.hostToController, packet, now))
             case .completed(let id, let result): completions.append((id, result))
             case .event(let event): events.append(event)
             }
@@ -113,6 +117,7 @@ final class SocketEngineRunner {
                 buffer += chunk[0..<count]
                 while let packet = nextPacket() {
                     packetsIn += 1
+                    recorded.append((.controllerToHost, packet, now))
                     engine.receive(packet, now: now)
                     flush()
                 }
@@ -121,6 +126,18 @@ final class SocketEngineRunner {
             flush()
         }
         return condition(self)
+    }
+
+    /// The session's recorded packets `index..<end` (to the last one by default), as a btsnoop file (`BTSnoopWriter`).
+    func btsnoop(from index: Int = 0, to end: Int? = nil) -> [UInt8] {
+        let writer = BTSnoopWriter()
+        var bytes = writer.fileHeader
+        for record in recorded[index..<(end ?? recorded.count)] {
+            writer.appendRecord(
+                record.packet, direction: record.direction,
+                timestamp: BTSnoopWriter.timestamp(unixMicroseconds: record.time.microseconds), to: &bytes)
+        }
+        return bytes
     }
 
     func result(_ id: UInt32) -> Result<HostCompletion, HostEngineError>? {

@@ -21,6 +21,8 @@ struct PairingHarness {
     var failures: [Side: PairingFailure] = [:]
     var encryptionKeys: [Side: [UInt8]] = [:]
     var sent: [(from: Side, opcode: SMPOpcode)] = []
+    /// Keypress Notifications each side passed on (`SMPAction.keypress`).
+    var keypresses: [(side: Side, type: KeypressNotificationType)] = []
     /// Policy: the passkey both sides type when neither displays (KeyboardOnly on both).
     var sharedPasskey: UInt32 = 123_456
     /// Policy: this side types a wrong passkey.
@@ -103,6 +105,8 @@ struct PairingHarness {
             displayedPasskey = value
         case .requestPasskey:
             passkeyRequests.append(side)
+        case .keypress(let type):
+            keypresses.append((side, type))
         case .confirmNumericComparison(let value):
             comparisons[side] = value
             comparisonRequests.append(side)

@@ -1,9 +1,11 @@
-"""Pairing for bumble_link.py's Devices (--pairing IO:SC:MITM): bumble's Security Manager with a delegate
+"""Pairing for bumble_link.py's Devices (--pairing IO:SC:MITM[:TK]): bumble's Security Manager with a delegate
 that reports to the test instead of asking a user.
 
 IO is the SMP IO capability value (Core Vol 3 Part H §3.5.1 table 3.4): 0 DisplayOnly, 1 DisplayYesNo,
 2 KeyboardOnly, 3 NoInputNoOutput, 4 KeyboardDisplay. Bonding is always asked for; keys go to the Device's
-in-memory key store, so a later connection can be encrypted with them.
+in-memory key store, so a later connection can be encrypted with them. TK, 32 hex digits in bumble's
+order (least significant octet first), is a legacy OOB temporary key (§2.3.5.4): with SC 0 bumble sets
+the OOB data flag and uses it.
 
 EVENT lines: {"passkey": N} (shown), {"passkey_wanted": true} (answer with {"op": "passkey", "value": N}),
 {"compare": N} (accepted at once), {"paired": {"ltk": HEX|null, "ltk_central": ..., "ltk_peripheral": ...,
@@ -13,6 +15,7 @@ EVENT lines: {"passkey": N} (shown), {"passkey_wanted": true} (answer with {"op"
 import asyncio
 
 from bumble.pairing import PairingConfig, PairingDelegate
+from bumble.smp import OobLegacyContext
 
 IO_CAPABILITIES = [
     PairingDelegate.DISPLAY_OUTPUT_ONLY,
@@ -74,12 +77,17 @@ def conform_long_term_key_lookup(device):
 
 
 def configure_pairing(device, spec, emit):
-    """Sets the Device's pairing configuration from IO:SC:MITM; returns the delegate."""
+    """Sets the Device's pairing configuration from IO:SC:MITM[:TK]; returns the delegate."""
     conform_long_term_key_lookup(device)
-    io, sc, mitm = (int(part) for part in spec.split(':'))
+    parts = spec.split(':')
+    io, sc, mitm = (int(part) for part in parts[:3])
+    oob = None
+    if len(parts) > 3:
+        oob = PairingConfig.OobConfig(
+            our_context=None, peer_data=None, legacy_context=OobLegacyContext(tk=bytes.fromhex(parts[3])))
     delegate = ReportingDelegate(IO_CAPABILITIES[io], emit)
     device.pairing_config_factory = lambda _connection: PairingConfig(
-        sc=bool(sc), mitm=bool(mitm), bonding=True, delegate=delegate)
+        sc=bool(sc), mitm=bool(mitm), bonding=True, delegate=delegate, oob=oob)
     return delegate
 
 
