@@ -68,6 +68,12 @@ extension L2CAPCLIInteropTests {
             let sdu = (0..<300).map { UInt8(truncatingIfNeeded: $0 * 7) }
             let hex = sdu.map { String(format: "%02x", $0) }.joined()
             try await listener.first("channel opened") { $0.contains(#""event":"opened""#) && $0.contains(#""peer_mps":100"#) && $0.contains(#""peer_mtu":512"#) }
+            // The listener reports the channel when it accepts; bumble has it (channel 0) only once
+            // the response reached it: a send before that would find no channel 0.
+            let openDeadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < openDeadline, !lines.withLock({ $0.contains { $0.contains(#""channel_open""#) } }) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             peer.send(line: #"{"op": "send", "channel": 0, "data": "\#(hex)"}"#)
             try await listener.first("the SDU") { $0.contains(#""event":"sdu""#) && $0.contains(#""length":300"#) && $0.contains(hex) }
             let deadline = ContinuousClock.now + .seconds(10)
