@@ -5,21 +5,21 @@ import BluewireHCI
 import BluewireTesting
 import Testing
 
-/// Collects a Host's peripheral events for a test to wait on.
-actor PeripheralEventRecorder {
+/// Collects a stream's events (a Host's peripheral events, a RemotePeripheral's) for a test to wait on.
+actor EventRecorder<Event: Sendable> {
     struct TimedOut: Error, CustomStringConvertible {
         var description: String
     }
 
-    private(set) var events: [PeripheralEvent] = []
-    private var waiters: [UInt64: (count: Int, predicate: @Sendable (PeripheralEvent) -> Bool, continuation: CheckedContinuation<Void, any Error>)] = [:]
+    private(set) var events: [Event] = []
+    private var waiters: [UInt64: (count: Int, predicate: @Sendable (Event) -> Bool, continuation: CheckedContinuation<Void, any Error>)] = [:]
     private var nextID: UInt64 = 0
 
-    init(_ stream: AsyncStream<PeripheralEvent>) {
+    init(_ stream: AsyncStream<Event>) {
         Task { for await event in stream { await self.append(event) } }
     }
 
-    private func append(_ event: PeripheralEvent) {
+    private func append(_ event: Event) {
         events.append(event)
         for (id, waiter) in waiters where events.filter(waiter.predicate).count >= waiter.count {
             waiters[id] = nil
@@ -29,7 +29,7 @@ actor PeripheralEventRecorder {
 
     /// Waits until `count` events match. The virtual link is immediate, so the limit is only there
     /// to turn a Host that never gets there into a failure instead of a hang.
-    func wait(for count: Int = 1, _ what: String, where predicate: @escaping @Sendable (PeripheralEvent) -> Bool) async throws {
+    func wait(for count: Int = 1, _ what: String, where predicate: @escaping @Sendable (Event) -> Bool) async throws {
         if events.filter(predicate).count >= count { return }
         let id = nextID
         nextID += 1
@@ -41,10 +41,14 @@ actor PeripheralEventRecorder {
         try await withCheckedThrowingContinuation { waiters[id] = (count, predicate, $0) }
     }
 
+    func count(where predicate: (Event) -> Bool) -> Int { events.filter(predicate).count }
+
     private func expire(_ id: UInt64, _ what: String) {
         waiters.removeValue(forKey: id)?.continuation.resume(throwing: TimedOut(description: "no \(what) after: \(events)"))
     }
 }
+
+typealias PeripheralEventRecorder = EventRecorder<PeripheralEvent>
 
 /// The peripheral role on `VirtualLink`: Bluewire hosts as peripheral and centrals, on virtual
 /// controllers that support extended advertising and record every HCI rule a host breaks.

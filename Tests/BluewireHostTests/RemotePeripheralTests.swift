@@ -6,48 +6,7 @@ import BluewireTesting
 import Synchronization
 import Testing
 
-/// Collects a `RemotePeripheral`'s events for a test to wait on.
-actor RemotePeripheralEventRecorder {
-    struct TimedOut: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    private(set) var events: [RemotePeripheralEvent] = []
-    private var waiters: [UInt64: (count: Int, predicate: @Sendable (RemotePeripheralEvent) -> Bool, continuation: CheckedContinuation<Void, any Error>)] = [:]
-    private var nextID: UInt64 = 0
-
-    init(_ stream: AsyncStream<RemotePeripheralEvent>) {
-        Task { for await event in stream { await self.append(event) } }
-    }
-
-    private func append(_ event: RemotePeripheralEvent) {
-        events.append(event)
-        for (id, waiter) in waiters where events.filter(waiter.predicate).count >= waiter.count {
-            waiters[id] = nil
-            waiter.continuation.resume()
-        }
-    }
-
-    /// Waits until `count` events match. The limit only turns a hang into a failure (the virtual
-    /// link is immediate); nothing is asserted about how long it took.
-    func wait(for count: Int = 1, _ what: String, where predicate: @escaping @Sendable (RemotePeripheralEvent) -> Bool) async throws {
-        if events.filter(predicate).count >= count { return }
-        let id = nextID
-        nextID += 1
-        let timer = Task {
-            try await Task.sleep(for: .seconds(10))
-            self.expire(id, what)
-        }
-        defer { timer.cancel() }
-        try await withCheckedThrowingContinuation { waiters[id] = (count, predicate, $0) }
-    }
-
-    func count(where predicate: (RemotePeripheralEvent) -> Bool) -> Int { events.filter(predicate).count }
-
-    private func expire(_ id: UInt64, _ what: String) {
-        waiters.removeValue(forKey: id)?.continuation.resume(throwing: TimedOut(description: "no \(what) after: \(events)"))
-    }
-}
+typealias RemotePeripheralEventRecorder = EventRecorder<RemotePeripheralEvent>
 
 extension RemotePeripheralEvent {
     var isConnected: Bool { if case .connected = self { true } else { false } }
