@@ -20,6 +20,12 @@ struct DiscoverDatabase: GATTClientProcedure, Sendable {
     var stage: Stage = .services(DiscoverAllPrimaryServices())
     var found: [DiscoveredService] = []
 
+    /// True until the primary services are known (the state machine's DiscoveringServices phase).
+    var isDiscoveringServices: Bool {
+        if case .services = stage { return true }
+        return false
+    }
+
     mutating func start() throws(GATTClientError) -> Step {
         guard case .services(var procedure) = stage else { return .finished(found) }
         let step = try procedure.start()

@@ -18,6 +18,8 @@ extension HostEngine {
         guard let mtu = links.values[index].channels.eattBearers[cid]?.mtu else {
             return complete(id, .failure(.channel(.unknownChannel(cid))))
         }
+        // Checked against the peer's state machine without moving it (HostEngine+ClientPhases).
+        if let refusal = refusalOutsideQueue(handle, operation) { return complete(id, .failure(refusal)) }
         let procedure: ClientProcedure
         switch operation {
         case .discoverAll: procedure = .discover(DiscoverDatabase())
@@ -47,6 +49,9 @@ extension HostEngine {
             procedure = .configure(.unsubscribe(from: characteristic, descriptorHandle: descriptor))
         case .exchangeMTU:
             return complete(id, .success(.mtu(mtu)))
+        case .cachedDiscovery:
+            // No traffic on any bearer: only the peer's state machine, which the ATT bearer's queue drives.
+            return gattClient(id, handle, operation)
         }
         links.values[index].channels.eattClientOperations[cid, default: []].append(ClientOperation(id: id, procedure: procedure))
         if links.values[index].channels.eattClientOperations[cid]?.count == 1 { startEATTOperation(handle, cid) }
@@ -121,6 +126,7 @@ extension HostEngine {
     mutating func finishEATTOperation(_ handle: UInt16, _ cid: UInt16, _ result: Result<HostCompletion, HostEngineError>) {
         guard let operation = links[handle]?.channels.eattClientOperations[cid]?.first else { return }
         links[handle]?.channels.eattClientOperations[cid]?.removeFirst()
+        eattOperationFinished(handle, operation, result)
         complete(operation.id, result)
     }
 

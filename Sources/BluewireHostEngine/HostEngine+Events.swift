@@ -64,7 +64,7 @@ extension HostEngine {
         failEveryPeer(cause: .hardwareError(code))
         activeCommand = nil
         _ = commandFlow.cancelAll()
-        if scan != nil { scanStopped(force: true) }
+        failScan(cause: .hardwareError(code))
         let cancelled = procedures
         procedures.removeAll()
         for procedure in cancelled { fail(procedure, .command(.cancelled(HCIOpcode(rawValue: 0)))) }

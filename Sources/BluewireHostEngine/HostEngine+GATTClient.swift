@@ -15,6 +15,8 @@ enum ClientProcedure: Sendable {
     case write(WriteCharacteristicValue)
     case configure(ConfigureClientCharacteristicConfiguration)
     case exchangeMTU
+    /// `.cachedDiscovery`: no traffic, only the state machine's phase.
+    case cachedDiscovery
 
     enum Step { case request(ATTPDU), finished(HostCompletion) }
 
@@ -26,7 +28,7 @@ enum ClientProcedure: Sendable {
         case .readMultiple(var p): let s = try p.start(); self = .readMultiple(p); return Self.map(s) { .values($0) }
         case .write(var p): let s = try p.start(); self = .write(p); return Self.map(s) { _ in .done }
         case .configure(var p): let s = try p.start(); self = .configure(p); return Self.map(s) { .configured(descriptorHandle: $0) }
-        case .exchangeMTU: return .finished(.done)
+        case .exchangeMTU, .cachedDiscovery: return .finished(.done)
         }
     }
 
@@ -38,7 +40,7 @@ enum ClientProcedure: Sendable {
         case .readMultiple(var p): let s = try p.receive(response); self = .readMultiple(p); return Self.map(s) { .values($0) }
         case .write(var p): let s = try p.receive(response); self = .write(p); return Self.map(s) { _ in .done }
         case .configure(var p): let s = try p.receive(response); self = .configure(p); return Self.map(s) { .configured(descriptorHandle: $0) }
-        case .exchangeMTU: return .finished(.done)
+        case .exchangeMTU, .cachedDiscovery: return .finished(.done)
         }
     }
 
@@ -63,6 +65,8 @@ struct ClientOperation: Sendable {
     var securityRetried = false
     /// Parked until the link's encryption changes.
     var awaitingSecurity = false
+    /// Its trigger has been fired on the peer's state machine (HostEngine+ClientPhases).
+    var phaseStarted = false
 
     init(id: HostRequestID?, procedure: ClientProcedure) {
         self.id = id
@@ -85,6 +89,7 @@ extension HostEngine {
         case .write(let handle, let value): procedure = .write(WriteCharacteristicValue(handle: handle, value: value, mtu: mtu))
         case .writeWithoutResponse(let handle, let value), .signedWrite(let handle, let value):
             // A command: no transaction, nothing to wait for (Core Vol 3 Part F §3.4.5.3).
+            if let refusal = refusalOutsideQueue(connection, operation) { return complete(id, .failure(refusal)) }
             var command: ATTPDU
             do throws(GATTClientError) {
                 command = try WriteWithoutResponse.command(handle: handle, value: value, mtu: mtu)
@@ -111,6 +116,7 @@ extension HostEngine {
         case .unsubscribe(let characteristic, let descriptor):
             procedure = .configure(.unsubscribe(from: characteristic, descriptorHandle: descriptor))
         case .exchangeMTU: procedure = .exchangeMTU
+        case .cachedDiscovery: procedure = .cachedDiscovery
         }
         links[connection]?.clientOperations.append(ClientOperation(id: id, procedure: procedure))
         if links[connection]?.clientOperations.count == 1 { startClientOperation(connection) }
@@ -118,7 +124,9 @@ extension HostEngine {
 
     /// Starts the head operation of the link's queue (and the next ones that finish without ATT).
     mutating func startClientOperation(_ handle: UInt16) {
-        while var operation = links[handle]?.clientOperations.first, !operation.awaitingSecurity {
+        while links[handle]?.clientOperations.first?.awaitingSecurity == false {
+            guard enterClientPhase(handle) else { continue }
+            guard var operation = links[handle]?.clientOperations.first else { return }
             if case .exchangeMTU = operation.procedure {
                 do throws(ATTBearerError) {
                     guard let request = try links[handle]?.bearer.exchangeMTU(now: now) else { return }
@@ -165,6 +173,7 @@ extension HostEngine {
     mutating func finishClientOperation(_ handle: UInt16, _ result: Result<HostCompletion, HostEngineError>) {
         guard let operation = links[handle]?.clientOperations.first else { return }
         links[handle]?.clientOperations.removeFirst()
+        leaveClientPhase(handle, operation, result)
         clientOperationFinished(handle, operation, result)
         complete(operation.id, result)
     }
@@ -191,6 +200,7 @@ extension HostEngine {
             }
             operation.request = nil
             links[handle]?.clientOperations[0] = operation
+            advanceDiscoveryPhase(handle)
             if sendClientStep(step, handle: handle) { return }
         }
         startClientOperation(handle)

@@ -26,8 +26,8 @@ extension HostEngine {
     }
     /// Nothing scans, so stopping succeeds at once.
     mutating func stopScan(_ id: HostRequestID?) { complete(id, .success(.done)) }
-    mutating func scanStopped(force: Bool = false) {}
-    mutating func scanStartFailed() {}
+    mutating func scanStopped() {}
+    mutating func scanStartFailed(_ error: HostEngineError) {}
     mutating func scanReceived(legacy report: LEAdvertisingReport) {}
     mutating func scanReceived(extended report: LEExtendedAdvertisingReport) {}
 

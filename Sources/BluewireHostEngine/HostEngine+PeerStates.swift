@@ -85,9 +85,10 @@ extension HostEngine {
     }
 
     /// The transport to the controller ended (the HCI socket or UART closed or failed): every peer
-    /// with something under way goes to `Error` with `.transportEnded`, as after a Hardware Error.
+    /// with something under way, and the scan, go to `Error` with `.transportEnded`, as after a Hardware Error.
     /// The engine does not run again until `.start`.
     public mutating func transportEnded() {
         failEveryPeer(cause: .transportEnded)
+        failScan(cause: .transportEnded)
     }
 }

@@ -164,7 +164,7 @@ extension HostEngine {
     mutating func fail(_ procedure: ControllerProcedure, _ error: HostEngineError) {
         switch procedure.kind {
         case .startScan:
-            scanStartFailed()
+            scanStartFailed(error)
         case .startAdvertising, .resumeAdvertising:
             advertising.enabling = false
         case .connect:

@@ -5,25 +5,12 @@ import BluewireHCI
 // Left out of builds with BLUEWIRE_NO_CENTRAL (the peripheral firmware image); HostEngine+NoCentral stands in.
 #if !BLUEWIRE_NO_CENTRAL
 
-/// A scan in progress.
+/// A scan in progress (its state machine is the engine's `scanMachine`, HostEngine+ScanMachine).
 struct ScanState: Sendable {
     var aggregator: AdvertisingAggregator
     var extendedChains = ExtendedAdvertisingReassembler()
-    var stateMachine: ConnectionStateMachine
     /// A stop has been queued; reports still arriving are still delivered until it is answered.
     var stopping = false
-
-    /// Fires a scan-path trigger. The scan's machine lives only while the scan does: made in
-    /// Disconnected.Initial for StartScan, it is in Scanning for every later trigger (StopScan ends
-    /// it, DeviceFound is Scanning's self-transition), so a refusal cannot happen; should one all
-    /// the same, it stops debug builds rather than being dropped.
-    mutating func fire(_ trigger: ConnectionTrigger) {
-        do throws(ConnectionTriggerRefused) {
-            try stateMachine.fire(trigger)
-        } catch {
-            assertionFailure("scan state machine out of step")
-        }
-    }
 }
 
 extension HostEngine {
@@ -31,8 +18,16 @@ extension HostEngine {
     mutating func startScan(_ id: HostRequestID, _ parameters: ScanParameters, _ filter: AdvertisingFilter) {
         guard phase == .running, let controller else { return complete(id, .failure(.notRunning)) }
         guard scan == nil || scan?.stopping == true else { return complete(id, .failure(.scanAlreadyRunning)) }
-        scan = ScanState(aggregator: AdvertisingAggregator(filter: filter), stateMachine: ConnectionStateMachine())
-        scan?.fire(.startScan)
+        // A stop queued ahead of this start ends the previous scan before this one begins: the
+        // machine goes through Initial (StopScan is accepted: that scan kept it in Scanning).
+        if scan?.stopping == true { fireScanExpected(.stopScan) }
+        do throws(HostEngineError) {
+            try fireScan(.startScan)
+        } catch {
+            // In Error after a failed scan, until `.resetScan`.
+            return complete(id, .failure(error))
+        }
+        scan = ScanState(aggregator: AdvertisingAggregator(filter: filter))
         enqueue(id, .startScan, ScanCommands.start(parameters, on: controller))
     }
 
@@ -43,25 +38,30 @@ extension HostEngine {
         enqueue(id, .stopScan, [ScanCommands.stop(on: controller)], optional: true)
     }
 
-    mutating func scanStopped(force: Bool = false) {
-        // A scan started after the stop was queued goes on.
-        guard var state = scan, state.stopping || force else { return }
-        state.fire(.stopScan)
+    mutating func scanStopped() {
+        // A scan started after the stop was queued goes on (its start fired this stop already).
+        guard scan?.stopping == true else { return }
         scan = nil
+        // Accepted: the machine is in Scanning while a scan exists.
+        fireScanExpected(.stopScan)
         emit(.scanStopped)
     }
 
-    mutating func scanStartFailed() {
-        // Only the scan this start created ends; a stop already queued finds nothing to report.
+    /// The controller refused a command of the scan's start: the scan's machine goes to Error with the
+    /// reason. A stop already queued behind it ends the scan as asked instead (nothing to report).
+    mutating func scanStartFailed(_ error: HostEngineError) {
         guard scan?.stopping == false else { return }
         scan = nil
+        // Accepted: the machine is in Scanning while a scan exists.
+        fireScanExpected(.failure, cause: error)
     }
 
     mutating func scanReceived(legacy report: LEAdvertisingReport) {
         guard var state = scan else { return }
         scan = nil  // keeps the aggregator's storage uniquely referenced: no copy per report
         if var device = state.aggregator.add(report, now: now) {
-            state.fire(.deviceFound)
+            // Accepted: Scanning's self-transition, and a scan exists only in Scanning.
+            fireScanExpected(.deviceFound)
             if device.address.randomKind == .resolvablePrivate { device.identityAddress = resolveIdentity(device.address) }
             emit(.deviceFound(device))
         }
@@ -72,7 +72,8 @@ extension HostEngine {
         guard var state = scan else { return }
         scan = nil
         if let whole = state.extendedChains.add(report), var device = state.aggregator.add(whole.report, now: now) {
-            state.fire(.deviceFound)
+            // Accepted: Scanning's self-transition, and a scan exists only in Scanning.
+            fireScanExpected(.deviceFound)
             if device.address.randomKind == .resolvablePrivate { device.identityAddress = resolveIdentity(device.address) }
             emit(.deviceFound(device))
         }

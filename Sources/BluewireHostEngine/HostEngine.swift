@@ -71,6 +71,8 @@ public struct HostEngine: Sendable {
     // Roles.
     var server: GATTServer
     var scan: ScanState?
+    /// The scan's connection state machine (HostEngine+ScanMachine): Initial, Scanning, Error.
+    var scanMachine = PeerMachine()
     var advertising = AdvertisingState()
     var pendingConnection: PendingConnection?
     /// The connection state machine of every peer connected to as central (HostEngine+PeerStates).
@@ -241,6 +243,7 @@ public struct HostEngine: Sendable {
         case .keypress(let connection, let type): keypress(id, connection, type)
         case .clearControllerLeftovers: clearControllerLeftovers(id)
         case .reset(let peer): resetPeer(id, peer)
+        case .resetScan: resetScan(id)
         }
         pumpProcedures()
     }

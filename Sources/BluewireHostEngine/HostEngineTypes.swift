@@ -185,6 +185,10 @@ public enum HostEngineEvent: Hashable, Sendable {
     /// A trigger the engine fires by construction was refused all the same: the model and the link
     /// are out of step (a bug, reported rather than dropped).
     case stateRefused(peer: BluetoothAddress, HostEngineError)
+    /// The scan's state machine moved (`HostEngine.scanState`): StartScan, StopScan, Failure (with its
+    /// `cause`) when the controller refused the scan or failed while scanning, and Reset. DeviceFound,
+    /// Scanning's self-transition, is fired but not emitted: `.deviceFound` is that event.
+    case scanStateChanged(ConnectionTransition, cause: HostEngineError?)
     /// A credit based channel opened, ours or the peer's (Core Vol 3 Part A §4.22-4.26).
     case channelOpened(HostChannel)
     /// A complete SDU arrived on a channel (its credits are already on their way back).

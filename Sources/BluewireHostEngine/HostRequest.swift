@@ -95,11 +95,18 @@ public enum HostRequest: Hashable, Sendable {
     /// Leave `Error` for `Disconnected.Initial` on `peer`'s connection state machine (the design's
     /// Reset, Docs/Design.md): the only way out of `Error`. Fails with `.refused` in any other state.
     case reset(BluetoothAddress)
+    /// Leave `Error` for `Disconnected.Initial` on the scan's state machine (`HostEngine.scanState`),
+    /// after a scan that failed to start or was failed by the controller; `.startScan` is refused
+    /// until then. Fails with `.refused` in any other state.
+    case resetScan
 }
 
 /// GATT client operations (Core Vol 3 Part G §4).
 public enum GATTClientRequest: Hashable, Sendable {
     /// Discover all primary services, their characteristics and descriptors (§4.4.1, §4.6.1, §4.7.1).
+    /// On a link made as central, every request below goes through the peer's connection state machine
+    /// (HostEngine+ClientPhases): reads, writes and subscriptions are refused with `.refused` before a
+    /// discovery (or `.cachedDiscovery`), as the design's table says.
     case discoverAll
     /// Read Characteristic Value (§4.8.1).
     case read(handle: UInt16)
@@ -124,6 +131,14 @@ public enum GATTClientRequest: Hashable, Sendable {
     case unsubscribe(GATTCharacteristic, descriptorHandle: UInt16?)
     /// Exchange MTU (§4.3.1); completes with the ATT_MTU in use.
     case exchangeMTU
+    /// The application already knows the server's handles without discovering them on this link: from
+    /// an earlier discovery of a bonded peer whose database has not changed (Core Vol 3 Part G §2.5.2),
+    /// or from a profile that fixes them. Nothing is sent; the peer's state machine moves as after a
+    /// discovery (DiscoverCharacteristics, then OperationCompleted: Connected.DiscoveredCharacteristic),
+    /// so that reads, writes and subscriptions by handle are accepted, which the machine refuses before
+    /// any discovery (Docs/Design.md). Completes with `.done`, or fails with `.refused` where the table
+    /// refuses DiscoverCharacteristics (while notifications are enabled, for one).
+    case cachedDiscovery
 }
 
 /// What to advertise (Core Vol 3 Part C §11, Vol 4 Part E §7.8.5-9, §7.8.53-56).

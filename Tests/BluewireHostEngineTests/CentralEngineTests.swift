@@ -24,8 +24,14 @@ struct CentralEngineTests {
         #expect(enables == [[0x01, 0x00], [0x00, 0x00]])
         #expect(driver.result(start) == .success(.done))
         #expect(driver.result(stop) == .success(.done))
-        #expect(driver.takeEvents() == [.scanStopped])
+        // The scan's machine went Initial → Scanning → Initial, then the scan was reported stopped.
+        #expect(driver.takeEvents() == [
+            .scanStateChanged(ConnectionTransition(from: .initial, trigger: .startScan, to: .disconnected(.scanning), handledBy: .state), cause: nil),
+            .scanStateChanged(ConnectionTransition(from: .disconnected(.scanning), trigger: .stopScan, to: .initial, handledBy: .state), cause: nil),
+            .scanStopped,
+        ])
         #expect(!driver.engine.isScanning)
+        #expect(driver.engine.scanState == .initial)
     }
 
     @Test("scan reports devices through the aggregator")
@@ -35,8 +41,13 @@ struct CentralEngineTests {
         driver.perform(.startScan(ScanParameters(), filter: AdvertisingFilter()))
         driver.answerCommands()
         driver.controller(ControllerBytes.advertisingReport(Self.peripheral, data: [0x05, 0x09] + Array("peer".utf8)))
-        let events = driver.takeEvents()
+        var events = driver.takeEvents()
+        #expect(events.first == .scanStateChanged(
+            ConnectionTransition(from: .initial, trigger: .startScan, to: .disconnected(.scanning), handledBy: .state), cause: nil))
+        events.removeFirst()
+        // DeviceFound, Scanning's self-transition, is not reported twice: `.deviceFound` is the event.
         #expect(events.count == 1)
+        #expect(driver.engine.scanState == .disconnected(.scanning))
         guard case .deviceFound(let device)? = events.first else { return }
         #expect(device.address == Self.peripheral)
         #expect(device.name == "peer")
@@ -162,6 +173,9 @@ struct CentralEngineTests {
         driver.answerCommands()
         driver.controller(ControllerBytes.leConnectionComplete(handle: Self.link, central: true, peer: Self.peripheral))
         driver.answerCommands()
+        // Handles known without a discovery on this link: the machine takes them as discovered.
+        let cached = driver.perform(.gatt(connection: Self.link, .cachedDiscovery))
+        #expect(driver.result(cached) == .success(.done))
         let first = driver.perform(.gatt(connection: Self.link, .read(handle: 3)))
         let second = driver.perform(.gatt(connection: Self.link, .discoverAll))
         #expect(driver.takeATT() == [[0x0A, 0x03, 0x00]])
@@ -181,6 +195,7 @@ struct CentralEngineTests {
         driver.answerCommands()
         driver.controller(ControllerBytes.leConnectionComplete(handle: Self.link, central: true, peer: Self.peripheral))
         driver.answerCommands()
+        driver.perform(.gatt(connection: Self.link, .cachedDiscovery))
         let read = driver.perform(.gatt(connection: Self.link, .read(handle: 3)))
         let queued = driver.perform(.gatt(connection: Self.link, .read(handle: 6)))
         _ = driver.takeWritten()
@@ -190,7 +205,10 @@ struct CentralEngineTests {
         #expect(driver.result(read) == nil)
         driver.advance(by: .seconds(1))
         #expect(driver.result(read) == .failure(.att(.transactionTimeout)))
-        #expect(driver.result(queued) == .failure(.att(.closed)))
+        // The timeout put the peer's machine in Error, which refuses everything but Reset: the queued
+        // read is refused there and never reaches the closed bearer.
+        #expect(driver.result(queued) == .failure(.refused(state: .error, trigger: .read)))
+        #expect(driver.engine.failure(of: Self.peripheral) == .att(.transactionTimeout))
         // Core Vol 3 Part F §3.3.3: no more ATT on this bearer; the engine disconnects.
         #expect(driver.answerCommands() == [.disconnect])
     }
@@ -208,6 +226,15 @@ struct CentralEngineTests {
         driver.advance(by: .microseconds(1))
         #expect(driver.result(scan) == .failure(.command(.timeout(.leSetScanParameters))))
         #expect(!driver.engine.isScanning)
+        // The failed start put the scan's machine in Error, with the cause; scanning is refused until reset.
+        #expect(driver.engine.scanState == .error)
+        #expect(driver.engine.scanFailure == .command(.timeout(.leSetScanParameters)))
+        let refused = driver.perform(.startScan(ScanParameters(), filter: AdvertisingFilter()))
+        #expect(driver.result(refused) == .failure(.refused(state: .error, trigger: .startScan)))
+        #expect(driver.takeWritten().isEmpty)
+        let reset = driver.perform(.resetScan)
+        #expect(driver.result(reset) == .success(.done))
+        #expect(driver.engine.scanState == .initial)
         // The next request goes out: one credit is given back after a timeout.
         driver.perform(.startScan(ScanParameters(), filter: AdvertisingFilter()))
         #expect(driver.takeWritten().map(ControllerBytes.opcode) == [.leSetScanParameters])

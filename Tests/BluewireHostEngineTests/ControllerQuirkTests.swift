@@ -76,7 +76,13 @@ struct ControllerQuirkTests {
         driver.controller(ControllerBytes.event(0x10, [0x42]))
         #expect(driver.result(scan) != nil && driver.result(scan) != .success(.done))
         #expect(driver.result(read) == .failure(.disconnected(.hardwareFailure)))
-        #expect(driver.takeEvents() == [.scanStopped, .disconnected(handle: Self.link, reason: .hardwareFailure), .hardwareError(0x42)])
+        // The scan's machine goes to Error with the cause, as the peers' machines do.
+        #expect(driver.takeEvents() == [
+            .scanStateChanged(ConnectionTransition(from: .disconnected(.scanning), trigger: .failure, to: .error, handledBy: .disconnectedSuperstate),
+                              cause: .hardwareError(0x42)),
+            .scanStopped, .disconnected(handle: Self.link, reason: .hardwareFailure), .hardwareError(0x42),
+        ])
+        #expect(driver.engine.scanFailure == .hardwareError(0x42))
         #expect(!driver.engine.isRunning)
         _ = driver.takeWritten()
         driver.perform(.start)

@@ -40,6 +40,8 @@ struct EATTConcurrencyTests {
             spsm: .eatt, parameters: CreditBasedChannelParameters(mtu: 247, mps: 247, initialCredits: 10), security: .none), on: 1)
         #expect(scene.peripheral.result(register) == .success(.done))
         let handle = try scene.connect(LEConnectionParameters(connectionIntervalMin: 24, connectionIntervalMax: 24))
+        // A client discovers before it reads (the peer's state machine refuses reads before a discovery).
+        try scene.discover(handle)
         let open = scene.perform(.openEnhancedChannels(
             connection: handle, spsm: .eatt, count: 5, parameters: CreditBasedChannelParameters(mtu: 247, mps: 247, initialCredits: 10)), on: 0)
         try scene.run(until: { $0.central.result(open) != nil }, within: .seconds(2))
@@ -89,6 +91,9 @@ struct EATTConcurrencyTests {
         scene.perform(.registerServer(spsm: .eatt, parameters: CreditBasedChannelParameters(), security: .none), on: 1)
         let handle = try scene.connect()
         #expect(scene.peripheral.engine.clientSupportedFeatures(connection: handle).isEmpty)
+        // Handles known from the test's database: no discovery, so the engine writes no features of its
+        // own (it does after a discovery that finds them) and this test's writes are the only ones.
+        scene.perform(.gatt(connection: handle, .cachedDiscovery), on: 0)
 
         // Core Vol 3 Part G §7.4: bit 0 of Server Supported Features is EATT; §7.2: bit 1 of Client Supported Features.
         let readServer = scene.perform(.gatt(connection: handle, .read(handle: features.serverSupportedFeatures)), on: 0)

@@ -44,6 +44,8 @@ struct EngineChannelFairnessTests {
         let queued = pair.central.engine.aclQueuedCount(handle: EnginePair.handle)
         // 200 credits let 180 K-frames of up to 251 octets go: some 1,800 ACL packets for 64 buffers.
         #expect(queued > 1_000)
+        // The test's own database: its handles are known without a discovery.
+        pair.central.perform(.gatt(connection: EnginePair.handle, .cachedDiscovery))
         let read = pair.central.perform(.gatt(connection: EnginePair.handle, .read(handle: value.valueHandle)))
         pair.shuttle()
 

@@ -164,6 +164,8 @@ struct EngineChannelTests {
             return
         }
         let (first, second) = (bearers[0].cid, bearers[1].cid)
+        // The test's database: handles known without a discovery (which this test runs last, on a bearer).
+        pair.central.perform(.gatt(connection: Self.link, .cachedDiscovery))
         // One transaction per bearer (Part F §3.3.2): both requests go out before either answer.
         let short = pair.central.perform(.gattOnEATT(connection: Self.link, cid: first, .read(handle: TestDatabase.valueHandle)))
         let cut = pair.central.perform(.gattOnEATT(connection: Self.link, cid: second, .read(handle: TestDatabase.longHandle)))

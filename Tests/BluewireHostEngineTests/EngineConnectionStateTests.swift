@@ -142,12 +142,18 @@ struct EngineConnectionStateTests {
         _ = link.central.takeEvents()
         // The peripheral's controller stops passing anything to its host: the Read is never answered.
         link.peripheral.controller.faults.isUnresponsive = true
+        link.perform(.gatt(connection: handle, .cachedDiscovery), on: 0)
         let read = link.perform(.gatt(connection: handle, .read(handle: 0x0003)), on: 0)
         try link.run(until: { $0.central.result(read) != nil }, within: .seconds(40))
         #expect(link.central.result(read) == .failure(.att(.transactionTimeout)))
         link.run(for: .seconds(10))  // the engine drops the link (§3.3.3)
         let events = link.central.takeEvents()
-        #expect(Self.transitions(events, of: Self.peer) == ["Connected.Idle --Failure--> Error (att(BluewireATT.ATTBearerError.transactionTimeout))"])
+        #expect(Self.transitions(events, of: Self.peer) == [
+            "Connected.Idle --DiscoverCharacteristics--> Connected.DiscoveringCharacteristics",
+            "Connected.DiscoveringCharacteristics --OperationCompleted--> Connected.DiscoveredCharacteristic",
+            "Connected.DiscoveredCharacteristic --Read--> Connected.ReadingCharacteristic",
+            "Connected.ReadingCharacteristic --Failure--> Error (att(BluewireATT.ATTBearerError.transactionTimeout))",
+        ])
         #expect(link.central.engine.state(of: Self.peer) == .error)
         #expect(link.central.engine.failure(of: Self.peer) == .att(.transactionTimeout))
     }

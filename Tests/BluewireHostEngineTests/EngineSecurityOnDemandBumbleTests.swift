@@ -130,6 +130,8 @@ struct EngineSecurityOnDemandBumbleTests {
             runner.perform(.disconnect(handle: handle, reason: .remoteUserTerminatedConnection), id: 5)
             #expect(runner.run(seconds: 10) { $0.result(5) != nil })
             let second = try EngineSecurityBumbleTests.connect(runner, to: peripheral, id: 6)
+            // A bonded peer's handles are known from the first link (Core Vol 3 Part G §2.5.2).
+            runner.perform(.gatt(connection: second, .cachedDiscovery), id: 70)
             runner.perform(.gatt(connection: second, .read(handle: valueHandle)), id: 7)
             #expect(runner.run(seconds: 15) { $0.result(7) != nil })
             #expect(runner.result(7) == .success(.value([0xE1])))

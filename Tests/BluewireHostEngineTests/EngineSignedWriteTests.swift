@@ -47,6 +47,9 @@ struct EngineSignedWriteTests {
         // A new link, not encrypted: the write is signed (opcode 0xD2) and written.
         link.disconnect()
         link.connect()
+        // The handles are the bonded peer's, known from before (Core Vol 3 Part G §2.5.2): no discovery.
+        let cached = link.central.perform(.gatt(connection: link.handle, .cachedDiscovery))
+        #expect(link.central.result(cached) == .success(.done))
         let first = link.central.perform(.gatt(connection: link.handle, .signedWrite(handle: target.valueHandle, value: [1, 2, 3])))
         #expect(link.central.result(first) == .success(.done))
         let sent = try #require(Self.pendingACL(link.central).first)
@@ -93,6 +96,7 @@ struct EngineSignedWriteTests {
         var link = try LinkedEngines(
             central: PairingConfiguration(ioCapability: .noInputNoOutput, signatureKey: Self.centralCSRK),
             peripheral: PairingConfiguration(ioCapability: .noInputNoOutput, signatureKey: Self.peripheralCSRK))
+        link.central.perform(.gatt(connection: link.handle, .cachedDiscovery))
         let refused = link.central.perform(.gatt(connection: link.handle, .signedWrite(handle: 3, value: [1])))
         #expect(link.central.result(refused) == .failure(.security(.notBonded)))
         #expect(Self.pendingACL(link.central).isEmpty)

@@ -68,6 +68,15 @@ struct LinkedEngines {
         _ = peripheral.takeEvents()
     }
 
+    /// The central discovers the peripheral's database, as a client does before reading or writing (the
+    /// peer's state machine refuses those before a discovery); its events are dropped.
+    mutating func discover() {
+        let discover = central.perform(.gatt(connection: handle, .discoverAll))
+        pump()
+        #expect(central.result(discover) != nil, "discovery finished")
+        _ = central.takeEvents()
+    }
+
     /// The link drops (both get Disconnection Complete); the next `connect` uses a new handle.
     mutating func disconnect() {
         central.controller(ControllerBytes.disconnectionComplete(handle: handle, reason: 0x13))

@@ -73,6 +73,7 @@ struct SecurityEngineTests {
         let secret = try builder.addCharacteristic(
             BluetoothUUID(0xFFF1), properties: [.read], permissions: [.readEncrypted], value: .cached([0x5E, 0xC2]))
         link.peripheral.engine.setDatabase(builder.build())
+        link.discover()
         let read = link.central.perform(.gatt(connection: link.handle, .read(handle: secret.valueHandle)))
         link.pump()
         #expect(link.central.result(read) == .success(.value([0x5E, 0xC2])))
@@ -90,6 +91,7 @@ struct SecurityEngineTests {
         let secret = try builder.addCharacteristic(
             BluetoothUUID(0xFFF1), properties: [.read], permissions: [.readAuthenticated], value: .cached([0xA7]))
         link.peripheral.engine.setDatabase(builder.build())
+        link.discover()
         let read = link.central.perform(.gatt(connection: link.handle, .read(handle: secret.valueHandle)))
         link.pump()
         guard case .failure(.gatt(let error))? = link.central.result(read) else {
@@ -111,6 +113,7 @@ struct SecurityEngineTests {
         let secret = try builder.addCharacteristic(
             BluetoothUUID(0xFFF1), properties: [.read], permissions: [.readAuthenticated], value: .cached([0xA7]))
         link.peripheral.engine.setDatabase(builder.build())
+        link.discover()
         let read = link.central.perform(.gatt(connection: link.handle, .read(handle: secret.valueHandle)))
         link.pump()
         // Numeric Comparison (DisplayYesNo both sides, MITM asked for by the refusal): the peripheral's user says no.

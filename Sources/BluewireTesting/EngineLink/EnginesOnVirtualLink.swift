@@ -101,6 +101,18 @@ public struct EnginesOnVirtualLink: Sendable {
         return connection.handle
     }
 
+    /// The central discovers the peripheral's whole database on `handle` (`.discoverAll`), as a client
+    /// does before it reads or writes: the peer's state machine refuses those before a discovery.
+    @discardableResult
+    public mutating func discover(_ handle: UInt16) throws(EngineLinkError) -> [DiscoveredService] {
+        let discover = perform(.gatt(connection: handle, .discoverAll), on: 0)
+        try run(until: { $0.stations[0].result(discover) != nil }, within: .seconds(10))
+        guard case .success(.services(let services))? = stations[0].result(discover) else {
+            throw .setupFailed("discovery: \(String(describing: stations[0].result(discover)))")
+        }
+        return services
+    }
+
     /// Hands a request to one station's engine and carries whatever follows at once.
     @discardableResult
     public mutating func perform(_ request: HostRequest, on station: Int) -> HostRequestID {

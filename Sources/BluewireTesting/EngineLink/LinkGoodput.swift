@@ -139,6 +139,8 @@ public enum LinkGoodput {
         scene.peripheral.engine.setDatabase(builder.build())
         let exchange = scene.perform(.gatt(connection: handle, .exchangeMTU), on: 0)
         guard let cccd = handles.clientConfigurationHandle else { throw .setupFailed("no CCCD") }
+        // The database is this measurement's own: its handles are known without a discovery.
+        scene.perform(.gatt(connection: handle, .cachedDiscovery), on: 0)
         let subscribe = scene.perform(.gatt(connection: handle, .write(handle: cccd, value: [0x01, 0x00])), on: 0)
         try scene.run(until: { $0.central.result(exchange) != nil && $0.central.result(subscribe) != nil }, within: .seconds(2))
         guard scene.central.result(subscribe) == .success(.done), scene.central.engine.mtu(connection: handle) == Int(mtu) else {
