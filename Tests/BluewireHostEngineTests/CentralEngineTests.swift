@@ -240,3 +240,67 @@ struct CentralEngineTests {
         #expect(driver.takeWritten().map(ControllerBytes.opcode) == [.leSetScanParameters])
     }
 }
+
+/// The two connection failures that neither bumble's controller nor the virtual one produce on demand, so
+/// the controller's answers are scripted here (the only fakes in this suite; Core Vol 4 Part E §7.7.65.1,
+/// §7.7.15): the peer's machine goes to Error with the cause, and Connect is refused there until Reset.
+@Suite("Host engine: failed connection attempts (scripted controller answers)")
+struct FailedConnectionEngineTests {
+    static let peripheral = CentralEngineTests.peripheral
+
+    /// (from, trigger, to, cause) of every `.stateChanged` for the peripheral.
+    static func transitions(_ events: [HostEngineEvent]) -> [String] {
+        events.compactMap {
+            guard case .stateChanged(let address, let transition, let cause) = $0, address == peripheral else { return nil }
+            return cause.map { "\(transition) (\($0))" } ?? "\(transition)"
+        }
+    }
+
+    @Test("LE Connection Complete with an error status: the attempt fails with it, the peer goes to Error, Connect is refused until Reset")
+    func errorStatusConnectionComplete() throws {
+        var driver = EngineDriver()
+        _ = try driver.bringUpFromBumbleCapture()
+        let connect = driver.perform(.connect(Self.peripheral, LEConnectionParameters()))
+        #expect(driver.answerCommands().last == .leCreateConnection)
+        // Connection Failed to be Established (0x3E).
+        driver.controller(ControllerBytes.leConnectionComplete(handle: 0, central: true, peer: Self.peripheral, status: 0x3E))
+        #expect(driver.result(connect) == .failure(.connectionFailed(.connectionFailedToBeEstablished)))
+        #expect(Self.transitions(driver.takeEvents()) == [
+            "Disconnected.Initial --Connect--> Disconnected.Connecting",
+            "Disconnected.Connecting --Failure--> Error (connectionFailed(Connection Failed to be Established (0x3e)))",
+        ])
+        #expect(driver.engine.failure(of: Self.peripheral) == .connectionFailed(.connectionFailedToBeEstablished))
+        let again = driver.perform(.connect(Self.peripheral, LEConnectionParameters()))
+        #expect(driver.result(again) == .failure(.refused(state: .error, trigger: .connect)))
+        #expect(driver.takeWritten().isEmpty, "a refused Connect sends nothing")
+        let reset = driver.perform(.reset(Self.peripheral))
+        #expect(driver.result(reset) == .success(.done))
+        let retry = driver.perform(.connect(Self.peripheral, LEConnectionParameters()))
+        #expect(driver.result(retry) == nil)
+        #expect(driver.answerCommands().last == .leCreateConnection)
+    }
+
+    @Test("LE Create Connection refused by the controller (Command Status with an error): Failure with the command's error")
+    func refusedCreateConnection() throws {
+        var driver = EngineDriver()
+        _ = try driver.bringUpFromBumbleCapture()
+        let connect = driver.perform(.connect(Self.peripheral, LEConnectionParameters()))
+        // The PHY preference goes first and is answered; then LE Create Connection.
+        for command in driver.takeWritten() where ControllerBytes.opcode(command) != .leCreateConnection {
+            if let answer = ControllerBytes.answer(command) { driver.controller(answer) }
+        }
+        #expect(driver.takeWritten().map(ControllerBytes.opcode) == [.leCreateConnection])
+        // Command Disallowed (0x0C), as a controller that is already creating a connection answers.
+        driver.controller(ControllerBytes.commandStatus(.leCreateConnection, status: 0x0C))
+        guard case .failure(let error)? = driver.result(connect) else {
+            Issue.record("connect: \(String(describing: driver.result(connect)))")
+            return
+        }
+        #expect(driver.engine.state(of: Self.peripheral) == .error)
+        #expect(driver.engine.failure(of: Self.peripheral) == error)
+        let transitions = Self.transitions(driver.takeEvents())
+        #expect(transitions.count == 2)
+        #expect(transitions.last?.hasPrefix("Disconnected.Connecting --Failure--> Error (") == true)
+        #expect(transitions.last?.contains("Command Disallowed") == true, "\(transitions)")
+    }
+}

@@ -67,6 +67,14 @@ public actor EngineHost {
     /// Why `address`'s machine is in `Error`, while it is (`HostEngine.failure(of:)`).
     public func failure(of address: BluetoothAddress) -> HostEngineError? { engine.failure(of: address) }
 
+    /// The scan's state machine (`HostEngine.scanState`): Scanning while a scan runs, `Error` after one
+    /// failed, with its cause in `scanFailure`, until `perform(.resetScan)`. Transitions arrive in
+    /// `events()` as `.scanStateChanged`.
+    public var scanState: ConnectionState { engine.scanState }
+
+    /// Why the scan's machine is in `Error`, while it is (`HostEngine.scanFailure`).
+    public var scanFailure: HostEngineError? { engine.scanFailure }
+
     /// Adds bonds (from a `BondFile`): the engine encrypts with them instead of pairing.
     public func addBonds(_ bonds: [HostBond]) {
         for bond in bonds { engine.addBond(bond) }
