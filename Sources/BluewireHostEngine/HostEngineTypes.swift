@@ -117,7 +117,8 @@ public enum HostEngineError: Error, Hashable, Sendable {
     case notSupported
     /// The peer's connection state machine (Docs/Design.md) refused the trigger this request needs in
     /// its current state: `.connect` to a connected peer or one in `Error`, `.reset` outside `Error`,
-    /// a GATT procedure while another runs. Nothing was sent and the state is unchanged.
+    /// a read or write before any discovery (Connected.Idle), anything but `.reset` in `Error`, a
+    /// scan in `Error` until `.resetScan`. Nothing was sent and the state is unchanged.
     case refused(state: ConnectionState, trigger: ConnectionTrigger)
     /// The controller reported a Hardware Error (§7.7.16) with this code: the cause of the `Error`
     /// state it leaves every peer with something under way in.

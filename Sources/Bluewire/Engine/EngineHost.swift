@@ -38,6 +38,8 @@ public actor EngineHost {
     var isOpen = false
     /// The `L2CAPChannel`s and listeners the engine's channel events go to (EngineHost+Channels).
     var channelRouter = EngineChannelRouter()
+    /// Answers the engine's passkey and comparison prompts (EngineHost+Pairing).
+    var pairingDelegate: (any PairingDelegate)?
     /// Why the transport ended, if it failed; requests fail with `.notRunning` after it.
     public private(set) var transportFailure: TransportError?
 
@@ -159,6 +161,7 @@ public actor EngineHost {
                 waiters.removeValue(forKey: id)?.resume(returning: result)
             case .event(let event):
                 channelRouter.route(event, host: self)
+                routePairingPrompt(event)
                 for observer in observers.values { observer.yield(event) }
             }
         }

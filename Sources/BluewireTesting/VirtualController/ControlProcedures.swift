@@ -32,6 +32,10 @@ extension LinkWorld {
             let features = allowed ? peer.supports.rawValue : 0
             for shift in stride(from: UInt64(0), to: 64, by: 8) { out.append(UInt8(truncatingIfNeeded: features >> shift)) }
             c.sendLEMeta(LESubevent.readRemoteFeaturesComplete, out)
+        case .encryptionStart:
+            requestLongTermKey(on: connection)
+        case .encryptionResponse(let key):
+            completeEncryption(on: connection, peripheralKey: key)
         case .terminate(let initiator, let reason):
             var reasons = [reason, reason]
             reasons[initiator] = Status.localHostTerminated
@@ -40,7 +44,7 @@ extension LinkWorld {
     }
 
     /// The controller of a side still attached to its host.
-    private func controller(of connection: LinkConnection, side: Int) -> ControllerState? {
+    func controller(of connection: LinkConnection, side: Int) -> ControllerState? {
         connection.ends[side].isDetached ? nil : controllers[connection.ends[side].controller]
     }
 

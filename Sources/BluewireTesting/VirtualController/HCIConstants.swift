@@ -35,6 +35,9 @@ enum Op {
     static let leConnectionUpdate: UInt16 = 0x2013
     static let leReadRemoteFeatures: UInt16 = 0x2016
     static let leRand: UInt16 = 0x2018
+    static let leEnableEncryption: UInt16 = 0x2019
+    static let leLongTermKeyRequestReply: UInt16 = 0x201A
+    static let leLongTermKeyRequestNegativeReply: UInt16 = 0x201B
     static let leReadSupportedStates: UInt16 = 0x201C
     static let leSetDataLength: UInt16 = 0x2022
     static let leReadSuggestedDefaultDataLength: UInt16 = 0x2023
@@ -60,7 +63,7 @@ enum Op {
     /// Commands answered with Command Status (the rest get Command Complete).
     static let answeredWithStatus: Set<UInt16> = [
         disconnect, readRemoteVersionInformation, leCreateConnection, leConnectionUpdate,
-        leReadRemoteFeatures, leSetPHY, leExtendedCreateConnection,
+        leReadRemoteFeatures, leSetPHY, leExtendedCreateConnection, leEnableEncryption,
     ]
 
     /// Legacy advertising, scanning and initiating commands (Core Vol 4 Part E §3.1.1): once the Host has
@@ -82,6 +85,7 @@ enum Status {
     static let success: UInt8 = 0x00
     static let unknownCommand: UInt8 = 0x01
     static let unknownConnectionIdentifier: UInt8 = 0x02
+    static let pinOrKeyMissing: UInt8 = 0x06
     static let memoryCapacityExceeded: UInt8 = 0x07
     static let connectionTimeout: UInt8 = 0x08
     static let connectionAlreadyExists: UInt8 = 0x0B
@@ -99,12 +103,14 @@ enum Status {
 /// HCI event codes (Core Vol 4 Part E §7.7).
 enum EventCode {
     static let disconnectionComplete: UInt8 = 0x05
+    static let encryptionChange: UInt8 = 0x08
     static let readRemoteVersionInformationComplete: UInt8 = 0x0C
     static let commandComplete: UInt8 = 0x0E
     static let commandStatus: UInt8 = 0x0F
     static let hardwareError: UInt8 = 0x10
     static let numberOfCompletedPackets: UInt8 = 0x13
     static let dataBufferOverflow: UInt8 = 0x1A
+    static let encryptionKeyRefreshComplete: UInt8 = 0x30
     static let leMeta: UInt8 = 0x3E
 }
 
@@ -114,6 +120,7 @@ enum LESubevent {
     static let advertisingReport: UInt8 = 0x02
     static let connectionUpdateComplete: UInt8 = 0x03
     static let readRemoteFeaturesComplete: UInt8 = 0x04
+    static let longTermKeyRequest: UInt8 = 0x05
     static let dataLengthChange: UInt8 = 0x07
     static let enhancedConnectionComplete: UInt8 = 0x0A
     static let phyUpdateComplete: UInt8 = 0x0C

@@ -26,6 +26,10 @@ enum ControlProcedure {
     case remoteVersion(requester: Int)
     case remoteFeatures(requester: Int)
     case terminate(initiator: Int, reason: UInt8)
+    /// The central's LE Enable Encryption reaches the peripheral: its host gets LE Long Term Key Request.
+    case encryptionStart
+    /// The peripheral's host answered with this key (nil: a negative reply): both sides learn the outcome.
+    case encryptionResponse(key: [UInt8]?)
 }
 
 /// One side of a connection.
@@ -65,6 +69,12 @@ final class LinkConnection {
     /// The connection-event grid: events happen at `anchor + k × interval`.
     var anchor: MonotonicInstant
     var procedures: [ControlProcedure] = []
+    /// The key the central's host gave in LE Enable Encryption, until the peripheral's host answers.
+    var requestedKey: [UInt8]?
+    /// Rand and EDIV of that request, passed to the peripheral's host.
+    var requestedKeyIdentity: (rand: [UInt8], ediv: UInt16)?
+    /// The link is encrypted (a later LE Enable Encryption is a key refresh).
+    var isEncrypted = false
     /// Bumped when the connection ends or its event schedule is replaced, to ignore stale timers.
     var generation: UInt64 = 0
     var isEventScheduled = false

@@ -183,6 +183,8 @@ final class LinkWorld {
         case Op.leSetPHY: try setPHY(c, &r)
         case Op.readRemoteVersionInformation, Op.leReadRemoteFeatures: try readRemoteInformation(opcode, c, &r)
         case Op.readRSSI: try readRSSI(c, &r)
+        case Op.leEnableEncryption: try enableEncryption(c, &r)
+        case Op.leLongTermKeyRequestReply, Op.leLongTermKeyRequestNegativeReply: try longTermKeyReply(opcode, c, &r)
         default: c.commandComplete(opcode, [Status.unknownCommand])
         }
     }
