@@ -85,8 +85,6 @@ struct PairCommand: AsyncParsableCommand {
     func run() async throws {
         let peer = try self.peer
         let security = HostSecurityConfiguration(pairing: pairing, crypto: SMPCrypto(SwiftCryptoSMP()))
-        // The user-interaction task listens from before the connection, so no event is missed.
-        let user = UserAnswers()
         let keysPath = keyFile.path
         let contents: KeyFile.Contents
         do {
@@ -111,15 +109,14 @@ struct PairCommand: AsyncParsableCommand {
         let (host, session, link, interrupts) = await connectWithEngine(live: live, peer: peer, connectTimeout: connectTimeout) { host in
             await host.configureSecurity(security)
             await host.addBonds(stored)
-            let events = await host.events()
-            await user.start { await answerUser(events, host: host) }
+            // Set before the connection, so no prompt is missed.
+            await host.setPairingDelegate(TerminalPairingDelegate(passkey: passkey, acceptsComparison: yes, peerRole: "the peripheral"))
         }
         defer { interrupts.cancel() }
         // Bonded already: encrypt with the stored key (Core Vol 3 Part H §2.4.4), no pairing.
         let reuse = stored.contains { $0.peer.value == link.peer.value }
         let outcome = await host.perform(reuse ? .encrypt(connection: link.handle) : .pair(connection: link.handle))
         let bond = await host.bonds.first { $0.peer == link.peer }
-        await user.stop()
         await session.finish()
         if case .success(.secured) = outcome, !reuse, !noBond, bond != nil {
             do {
@@ -144,40 +141,4 @@ struct PairCommand: AsyncParsableCommand {
             fail("pairing with \(peer) failed: \(PairOutput.describe(error))")
         }
     }
-
-    /// Passkeys and numeric comparison: shown on stderr, answered from the options or stdin.
-    func answerUser(_ events: AsyncStream<HostEngineEvent>, host: EngineHost) async {
-        for await event in events {
-            switch event {
-            case .passkeyDisplay(_, let shown):
-                FileHandle.standardError.write(Data("passkey: \(PairOutput.passkeyText(shown)) (type it on the peripheral)\n".utf8))
-            case .passkeyRequest(let connection):
-                var answer = passkey
-                if answer == nil {
-                    FileHandle.standardError.write(Data("passkey shown by the peripheral: ".utf8))
-                    answer = readLine().flatMap { UInt32($0.trimmingCharacters(in: .whitespaces)) }
-                }
-                _ = await host.perform(.passkeyReply(connection: connection, passkey: answer))
-            case .numericComparison(let connection, let value):
-                var accepted = yes
-                FileHandle.standardError.write(Data("confirm the peripheral shows \(PairOutput.passkeyText(value))".utf8))
-                if yes {
-                    FileHandle.standardError.write(Data(" (--yes)\n".utf8))
-                } else {
-                    FileHandle.standardError.write(Data(" [y/N]: ".utf8))
-                    accepted = readLine()?.lowercased().hasPrefix("y") ?? false
-                }
-                _ = await host.perform(.confirmReply(connection: connection, accepted: accepted))
-            default:
-                break
-            }
-        }
-    }
-}
-
-/// The task answering passkey and comparison prompts while `pair` runs.
-actor UserAnswers {
-    var task: Task<Void, Never>?
-    func start(_ body: @escaping @Sendable () async -> Void) { task = Task { await body() } }
-    func stop() { task?.cancel() }
 }
