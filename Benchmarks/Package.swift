@@ -32,7 +32,7 @@ let package = Package(
         benchmarkTarget("CaptureDecode", ["BluewireCore", "BluewireHCI", "BluewireSnoop", "BluewireAnalysis"]),
         benchmarkTarget("AdvertisingReports", ["BluewireCore", "BluewireHCI", "BluewireSnoop"]),
         benchmarkTarget("NotificationPath", [
-            "Bluewire", "BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT", "BluewireTransport",
+            "Bluewire", "BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT", "BluewireTransport", "BluewireHostEngine",
         ]),
         benchmarkTarget("VirtualLinkGoodput", ["Bluewire", "BluewireTesting", "BluewireCore"], local: ["VirtualLinkScene"]),
         // Two hosts streaming notifications, shared by the goodput benchmark and its profiling driver.

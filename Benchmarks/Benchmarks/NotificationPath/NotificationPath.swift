@@ -3,6 +3,7 @@ import Bluewire
 import BluewireATT
 import BluewireCore
 import BluewireHCI
+import BluewireHostEngine
 import BluewireL2CAP
 import BluewireTransport
 import Synchronization
@@ -154,6 +155,12 @@ let benchmarks: @Sendable () -> Void = {
             await runThroughHostWithHandler(benchmark, packet: packet)
         }
     }
+    for length in [20, 244] {
+        let packet = notificationPacket(length: length)
+        Benchmark("EngineHost actor: transport → HostEngine → synchronous handler (setNotificationHandler), \(length)-byte notification") { benchmark in
+            await runThroughEngineHost(benchmark, packet: packet)
+        }
+    }
     Benchmark("Host actor: transport → BluetoothHost → Connection.notifications (AsyncStream), 20-byte notification") { benchmark in
         await runThroughHost(benchmark, packet: notificationPacket(length: 20)) { connection in
             var iterator = await connection.notifications(valueHandle: valueHandle).makeAsyncIterator()
@@ -229,6 +236,48 @@ func runThroughHostWithHandler(_ benchmark: Benchmark, packet: [UInt8]) async {
         benchmark.stopMeasurement()
         blackHole(arrivals.octets)
         withExtendedLifetime(subscription) {}
+    } catch {
+        benchmark.error("\(error)")
+    }
+    await host.close()
+}
+
+/// Like `runThroughHostWithHandler`, on `EngineHost` (the sans-I/O engine in its async shell): the
+/// engine discovers and subscribes, and the handler set with `setNotificationHandler` counts on the
+/// host's executor as each packet is decoded.
+func runThroughEngineHost(_ benchmark: Benchmark, packet: [UInt8]) async {
+    let controller = BenchController()
+    let host = EngineHost(transport: controller, configuration: HostEngineConfiguration(
+        randomAddress: BluetoothAddress(0xC4, 0x5A, 0x17, 0x00, 0xB1, 0x0E, type: .random)))
+    let arrivals = HandlerArrivals()
+    do {
+        _ = try await host.perform(.start).get()
+        guard case .connected(let link) = try await host.perform(.connect(BenchController.peer, LEConnectionParameters())).get(),
+              case .services(let services) = try await host.perform(.gatt(connection: link.handle, .discoverAll)).get(),
+              let characteristic = services.first?.characteristics.first else {
+            benchmark.error("no connection or characteristic")
+            return
+        }
+        _ = try await host.perform(.gatt(connection: link.handle, .subscribe(
+            characteristic.characteristic, indications: false, descriptorHandle: characteristic.clientConfigurationHandle))).get()
+        await host.setNotificationHandler { _, notification in arrivals.arrived(octets: notification.value.count) }
+        let batch = 64
+        var expected = 0
+        for _ in 0..<batch { controller.deliver(packet) }
+        expected += batch
+        await arrivals.wait(until: expected)
+        let total = benchmark.scaledIterations.count
+        benchmark.startMeasurement()
+        var sent = 0
+        while sent < total {
+            let count = min(batch, total - sent)
+            for _ in 0..<count { controller.deliver(packet) }
+            expected += count
+            await arrivals.wait(until: expected)
+            sent += count
+        }
+        benchmark.stopMeasurement()
+        blackHole(arrivals.octets)
     } catch {
         benchmark.error("\(error)")
     }

@@ -40,6 +40,8 @@ public actor EngineHost {
     var channelRouter = EngineChannelRouter()
     /// Answers the engine's passkey and comparison prompts (EngineHost+Pairing).
     var pairingDelegate: (any PairingDelegate)?
+    /// Gets every notification and indication as it is decoded, on the host's executor (EngineHost+Notifications).
+    var notificationHandler: (@Sendable (_ connection: UInt16, _ notification: GATTNotification) -> Void)?
     /// Why the transport ended, if it failed; requests fail with `.notRunning` after it.
     public private(set) var transportFailure: TransportError?
 
@@ -160,6 +162,9 @@ public actor EngineHost {
             case .completed(let id, let result):
                 waiters.removeValue(forKey: id)?.resume(returning: result)
             case .event(let event):
+                if case .notification(let connection, let attribute, let value, let isIndication) = event, let notificationHandler {
+                    notificationHandler(connection, GATTNotification(handle: attribute, value: value, isIndication: isIndication))
+                }
                 channelRouter.route(event, host: self)
                 routePairingPrompt(event)
                 for observer in observers.values { observer.yield(event) }
