@@ -1,7 +1,6 @@
 import BluewireSMP
 import Crypto
 import CryptoExtras
-import Foundation
 
 /// `SMPCryptoPrimitives` on swift-crypto (BoringSSL): AES block function and AES-CMAC from CryptoExtras,
 /// P-256 key agreement from Crypto. No AES or elliptic-curve arithmetic is written here.

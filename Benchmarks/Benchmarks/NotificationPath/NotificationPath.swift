@@ -218,23 +218,7 @@ func runThroughHostWithHandler(_ benchmark: Benchmark, packet: [UInt8]) async {
         let subscription = try await gatt.subscribe(to: characteristic) { notification in
             arrivals.arrived(octets: notification.value.count)
         }
-        let batch = 64
-        var expected = 0
-        for _ in 0..<batch { controller.deliver(packet) }
-        expected += batch
-        await arrivals.wait(until: expected)
-        let total = benchmark.scaledIterations.count
-        benchmark.startMeasurement()
-        var sent = 0
-        while sent < total {
-            let count = min(batch, total - sent)
-            for _ in 0..<count { controller.deliver(packet) }
-            expected += count
-            await arrivals.wait(until: expected)
-            sent += count
-        }
-        benchmark.stopMeasurement()
-        blackHole(arrivals.octets)
+        await measureBatches(benchmark, controller: controller, packet: packet, arrivals: arrivals)
         withExtendedLifetime(subscription) {}
     } catch {
         benchmark.error("\(error)")
@@ -261,27 +245,33 @@ func runThroughEngineHost(_ benchmark: Benchmark, packet: [UInt8]) async {
         _ = try await host.perform(.gatt(connection: link.handle, .subscribe(
             characteristic.characteristic, indications: false, descriptorHandle: characteristic.clientConfigurationHandle))).get()
         await host.setNotificationHandler { _, notification in arrivals.arrived(octets: notification.value.count) }
-        let batch = 64
-        var expected = 0
-        for _ in 0..<batch { controller.deliver(packet) }
-        expected += batch
-        await arrivals.wait(until: expected)
-        let total = benchmark.scaledIterations.count
-        benchmark.startMeasurement()
-        var sent = 0
-        while sent < total {
-            let count = min(batch, total - sent)
-            for _ in 0..<count { controller.deliver(packet) }
-            expected += count
-            await arrivals.wait(until: expected)
-            sent += count
-        }
-        benchmark.stopMeasurement()
-        blackHole(arrivals.octets)
+        await measureBatches(benchmark, controller: controller, packet: packet, arrivals: arrivals)
     } catch {
         benchmark.error("\(error)")
     }
     await host.close()
+}
+
+/// Pushes `packet` in batches of 64 (one warm-up batch first) and waits once per batch until the
+/// handler has seen them all; only the measured batches count.
+func measureBatches(_ benchmark: Benchmark, controller: BenchController, packet: [UInt8], arrivals: HandlerArrivals) async {
+    let batch = 64
+    var expected = 0
+    for _ in 0..<batch { controller.deliver(packet) }
+    expected += batch
+    await arrivals.wait(until: expected)
+    let total = benchmark.scaledIterations.count
+    benchmark.startMeasurement()
+    var sent = 0
+    while sent < total {
+        let count = min(batch, total - sent)
+        for _ in 0..<count { controller.deliver(packet) }
+        expected += count
+        await arrivals.wait(until: expected)
+        sent += count
+    }
+    benchmark.stopMeasurement()
+    blackHole(arrivals.octets)
 }
 
 /// Counts what the synchronous handler received (on the host's executor) and wakes the measuring
