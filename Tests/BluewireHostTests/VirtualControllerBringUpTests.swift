@@ -143,7 +143,8 @@ struct VirtualControllerBringUpTests {
         #expect(bit(25, 1) && bit(5, 7) && bit(0, 5), "LE Read Buffer Size, Reset, Disconnect")
         #expect(bit(36, 2) && bit(37, 7), "extended advertising and extended create connection")
         #expect(bit(35, 6) && bit(33, 6), "LE Set PHY and LE Set Data Length")
-        #expect(!bit(27, 6) && !bit(28, 0), "LE Encrypt and LE Enable Encryption are not implemented")
+        #expect(bit(28, 0) && bit(28, 1) && bit(28, 2), "LE Enable Encryption and both LTK Request replies")
+        #expect(!bit(27, 6), "LE Encrypt is not implemented: the host does its own AES")
 
         var config = VirtualController.Configuration(publicAddress: VirtualAddress.peripheralPublic)
         config.leFeatures = [.dataPacketLengthExtension]
