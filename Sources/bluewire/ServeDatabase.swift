@@ -73,8 +73,10 @@ enum ServeDatabase {
         // Serve until a signal, or until the host ends (its events finish when the transport closes).
         let signal = await ServeSignals.serve(until: stop) { await loop.run(events) }
         guard let signal else {
+            // Why, when the transport says (a replay's mismatch names the record and both packets).
+            let why = await host.transportFailure.flatMap { $0 == .closed ? nil : ": \($0)" } ?? ""
             await host.close()
-            fail("the controller connection ended")
+            fail("the controller connection ended" + why)
         }
         if await shutDown(host, centrals: centrals.handles, within: .seconds(3)) == false {
             output.note("disconnecting timed out")
