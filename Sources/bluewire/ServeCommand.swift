@@ -66,12 +66,17 @@ struct ServeCommand: AsyncParsableCommand {
     /// How a central may pair (`pair`'s options, with --passkey/--yes for the user's part).
     @OptionGroup(title: "Pairing (with --db)") var pairing: ServePairingOptions
 
-    /// `--keys FILE`: bonds loaded at start (a bonded central encrypts without pairing) and saved after pairing.
-    @OptionGroup(title: "Bonds (with --db)") var keyFile: KeyFileOptions
+    /// `--keys FILE`: bonds loaded at start (a bonded central encrypts without pairing) and saved after
+    /// pairing. Unlike `pair`, no default store: serve adopts the file's local address, which a script
+    /// serving with its own --own-address must not find imposed by bonds made elsewhere.
+    @Option(name: .customLong("keys"), help: ArgumentHelp(
+        "With --db: bond store (JSON, Docs/BondFormat.md) loaded at start and saved after pairing (default: none, bonds last as long as the process).",
+        valueName: "file"))
+    var keys: String?
 
     func validate() throws {
         guard (db != nil) != throughput else { throw ValidationError("give either --db FILE or --throughput") }
-        if throughput && (!pairing.isDefault || keyFile.keys != nil || keyFile.bonds != nil) {
+        if throughput && (!pairing.isDefault || keys != nil) {
             throw ValidationError("pairing options and --keys are for --db")
         }
         if let psm {
@@ -105,7 +110,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         await ServeDatabase.run(database, ServeDatabase.Options(
             name: name, maxConnections: maxConnections, json: json, live: live, pairing: pairing,
-            keysPath: keyFile.keys ?? keyFile.bonds))
+            keysPath: keys))
     }
 }
 
