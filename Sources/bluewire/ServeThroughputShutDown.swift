@@ -3,7 +3,7 @@ import BluewireCore
 import BluewireGATT
 
 /// How `serve --throughput` (ATT mode, on `BluetoothHost`) ends.
-enum ServeRelay {
+enum ServeThroughputShutDown {
     /// Stops advertising, disconnects every central and closes the Host; false if the
     /// disconnections did not complete within `timeout` (the Host is closed anyway).
     static func shutDown(_ host: BluetoothHost, within timeout: Duration) async -> Bool {
