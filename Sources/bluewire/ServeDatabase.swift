@@ -38,6 +38,9 @@ enum ServeDatabase {
             fail("\(error)")
         }
         await host.configureSecurity(HostSecurityConfiguration(pairing: options.pairing.configuration, crypto: SMPCrypto(SwiftCryptoSMP())))
+        // Nobody sits at a server: the options answer (a passkey request without --passkey and a
+        // comparison without --yes are refused at once rather than left to the 30 s SMP timeout).
+        await host.setPairingDelegate(PairingAnswers(passkey: options.pairing.passkey, acceptsComparison: options.pairing.yes))
         await host.addBonds(stored)
         await host.setDatabase(database)
         // Subscribed before advertising, so the first central's connection is not missed.

@@ -1,9 +1,10 @@
 import Bluewire
 import Foundation
 
-/// The event loop of `serve --db`: prints each engine event that concerns the centrals, relays
-/// writes of notifying or indicating characteristics to their subscribers, answers the pairing
-/// prompts from the options, and writes the bond file after a bonding pairing.
+/// The event loop of `serve --db`: prints each engine event that concerns the centrals (the pairing
+/// prompts too, which the host's `PairingAnswers` answers from the options), relays writes of
+/// notifying or indicating characteristics to their subscribers, and writes the bond file after a
+/// bonding pairing.
 struct ServeEngineLoop: Sendable {
     let host: EngineHost
     let output: ServeOutput
@@ -35,12 +36,11 @@ struct ServeEngineLoop: Sendable {
                 output.advertising(on: false)
             case .passkeyDisplay(let connection, let passkey):
                 output.passkeyShown(connection, passkey)
+            // The host's PairingAnswers (--passkey, --yes) answers these prompts; the lines say how.
             case .passkeyRequest(let connection):
                 output.passkeyRequested(connection, answer: pairing.passkey)
-                _ = await host.perform(.passkeyReply(connection: connection, passkey: pairing.passkey))
             case .numericComparison(let connection, let value):
                 output.comparison(connection, value, accepted: pairing.yes)
-                _ = await host.perform(.confirmReply(connection: connection, accepted: pairing.yes))
             case .encryptionChanged(let connection, let level, let keySize):
                 output.encryptionChanged(connection, level: level, keySize: keySize)
             case .paired(let connection, let keys, let bonded, let method):
