@@ -103,6 +103,34 @@ struct ServeSecurityInteropTests {
         }
     }
 
+    @Test("Numeric Comparison without --yes: rejected, pairing failed by name, the value stays refused")
+    func comparisonRejectedWithoutYes() async throws {
+        let dbFile = try ServeCommandInteropTests.temporaryFile(Self.database, "protected.json")
+        defer { try? FileManager.default.removeItem(at: dbFile) }
+        let address = newStaticAddress()
+        try await withBumblePeer([.tcp], arguments: ["--central", address.hexString, "--manual", "--pairing", "1:1:1"]) { peer in
+            let log = EventLog(peer.events.map { PeerJSON(line: $0) })
+            let serve = try PeripheralProcess("bluewire", [
+                "serve", "--db", dbFile.path, "--transport", peer.transports[0], "--own-address", address.hexString,
+                "--io", "display-yes-no",
+            ])
+            defer { serve.stop() }
+            try await serve.first("the advertising line") { $0.hasPrefix("advertising \"") }
+            peer.command(0, "connect", ["discover": false])
+            try await log.first("bumble's connection") { $0.isCentral(0, "connected") }
+            peer.command(0, "pair")
+            let compare = try await serve.first("the comparison line") { $0.hasPrefix("compare 0x") }
+            #expect(compare.hasSuffix(": rejected (no --yes)"), "\(compare)")
+            let failed = try await serve.first("the pairing failed line") { $0.hasPrefix("pairing failed 0x") }
+            #expect(failed.contains("numericComparisonFailed (sent by serve)"), "\(failed)")
+            try await log.first("bumble's pairing failure") { $0.isCentral(0, "pairing_failed") }
+            #expect(try await Self.read(peer, log, Self.encrypted, 1)["error"]?.int == 0x0F, "still Insufficient Encryption")
+            #expect(await !serve.lines.events.contains { $0.hasPrefix("paired ") })
+            serve.send(signal: SIGINT)
+            #expect(await serve.exitStatus() == 0, "stderr: \(serve.standardError)")
+        }
+    }
+
     @Test("--keys: a central bonded with one serve process reconnects to the next one encrypted, without pairing")
     func bondedCentralReconnectsEncrypted() async throws {
         let dbFile = try ServeCommandInteropTests.temporaryFile(Self.database, "protected.json")
