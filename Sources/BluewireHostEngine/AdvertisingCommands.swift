@@ -14,6 +14,8 @@ struct AdvertisingCommands: Hashable, Sendable {
     /// The address advertised from when it is not the static random address (a private address).
     var ownAddress: BluetoothAddress?
     var configuration: [HCICommand]
+    /// The command set, PDUs and encoded data chosen.
+    var layout: HostAdvertisingLayout
     var enable: HCICommand
     var disable: HCICommand
 
@@ -53,6 +55,7 @@ struct AdvertisingCommands: Hashable, Sendable {
                 .leSetAdvertisingData(LESetAdvertisingData(advertisingData: data)),
                 .leSetScanResponseData(LESetScanResponseData(scanResponseData: response)),
             ]
+            layout = HostAdvertisingLayout(kind: .legacy, advertisingData: data, scanResponseData: response)
             enable = .leSetAdvertisingEnable(LESetAdvertisingEnable(enable: true))
             disable = .leSetAdvertisingEnable(LESetAdvertisingEnable(enable: false))
             return
@@ -61,7 +64,11 @@ struct AdvertisingCommands: Hashable, Sendable {
         let data: [UInt8]
         let response: [UInt8]
         let scannable: Bool
-        if legacyPDUsOnly {
+        // Preferred: legacy PDUs when both fit 31 octets, extended ones otherwise.
+        let legacyFits = advertisement.prefersLegacyPDUs
+            && (try? Self.encode(advertisement.data, limit: Self.legacyDataLimit)) != nil
+            && (try? Self.encode(advertisement.scanResponse, limit: Self.legacyDataLimit)) != nil
+        if legacyPDUsOnly || legacyFits {
             data = try Self.encode(advertisement.data, limit: Self.legacyDataLimit)
             response = try Self.encode(advertisement.scanResponse, limit: Self.legacyDataLimit)
             scannable = advertisement.isConnectable || !response.isEmpty
@@ -100,6 +107,8 @@ struct AdvertisingCommands: Hashable, Sendable {
             }
         }
         configuration = commands
+        layout = HostAdvertisingLayout(
+            kind: .extended(legacyPDUs: properties.contains(.legacy)), advertisingData: data, scanResponseData: response)
         let set = LESetExtendedAdvertisingEnable.AdvertisingSet(advertisingHandle: handle)
         enable = .leSetExtendedAdvertisingEnable(LESetExtendedAdvertisingEnable(enable: true, sets: [set]))
         disable = .leSetExtendedAdvertisingEnable(LESetExtendedAdvertisingEnable(enable: false, sets: [set]))

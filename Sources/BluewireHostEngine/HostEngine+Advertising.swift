@@ -64,8 +64,13 @@ extension HostEngine {
     func advertisingAllowed(_ advertisement: HostAdvertisement) -> Bool {
         guard advertisement.isConnectable else { return true }
         let centrals = links.values.filter { $0.role == .peripheral }.count
+        if let maximum = advertisement.maximumConnections, centrals >= maximum { return false }
         return centrals == 0 || advertisement.advertisesWhileConnected
     }
+
+    /// How the advertisement in force goes on the air (nil when none was started or it was stopped):
+    /// what an application shows a user, e.g. `bluewire serve`'s first line.
+    public var advertisingLayout: HostAdvertisingLayout? { advertising.commands?.layout }
 
     /// The last command of a start was answered.
     mutating func advertisingConfigured(_ commands: AdvertisingCommands, enables: Bool) {

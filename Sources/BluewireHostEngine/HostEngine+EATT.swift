@@ -104,6 +104,7 @@ extension HostEngine {
                 .errorResponse(requestOpcode: pdu.opcode, handle: 0, error: .unlikelyError))
         }
         publishServerEvents()
+        observeServerResponse(to: pdu, response: response, on: handle)
         drainEATT(cid: cid, handle: handle)
     }
 }

@@ -15,6 +15,7 @@ extension HostEngine {
             ?? .errorResponse(requestOpcode: pdu.opcode, handle: 0, error: .requestNotSupported)
         try? links[handle]?.bearer.respond(response)
         publishServerEvents()
+        observeServerResponse(to: pdu, response: response, on: handle)
     }
 
     mutating func publishServerEvents() {

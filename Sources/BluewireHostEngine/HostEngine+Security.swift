@@ -224,7 +224,7 @@ extension HostEngine {
             links[handle]?.identity = identity
             if result.bonded, link.peer.randomKind == .resolvablePrivate { security.currentAddresses[identity] = link.peer }
         }
-        emit(.paired(connection: handle, keys: bond, bonded: result.bonded))
+        emit(.paired(connection: handle, keys: bond, bonded: result.bonded, method: result.method))
         let requests = link.security.pairRequests
         links[handle]?.security.pairRequests = []
         for id in requests { complete(id, .success(.secured(link.security.level))) }

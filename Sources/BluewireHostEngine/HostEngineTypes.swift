@@ -212,12 +212,22 @@ public enum HostEngineEvent: Hashable, Sendable {
     case numericComparison(connection: UInt16, value: UInt32)
     /// The link's encryption changed (Core Vol 4 Part E §7.7.8, §7.7.39): its security level and key size.
     case encryptionChanged(connection: UInt16, level: LinkSecurityLevel, keySize: UInt8)
-    /// A pairing finished: the keys distributed (§3.6), stored in the bond store when `bonded`.
-    case paired(connection: UInt16, keys: HostBond, bonded: Bool)
+    /// A pairing finished: the keys distributed (§3.6), stored in the bond store when `bonded`, and the
+    /// method the two devices' features selected (§2.3.5.1, tables 2.6-2.8).
+    case paired(connection: UInt16, keys: HostBond, bonded: Bool, method: PairingMethod)
     /// A pairing failed; its keys are discarded.
     case pairingFailed(connection: UInt16, PairingFailure)
     /// A Signed Write Command was dropped (Core Vol 3 Part C §10.4.2): why.
     case signedWriteRefused(connection: UInt16, handle: UInt16, reason: SignedWriteRefusal)
+    /// A peer's client read a value from the local GATT server (Read, Read Blob, Read Multiple, Read
+    /// By Type of a non-declaration type; Core Vol 3 Part F §3.4.4). `offset` is Read Blob's; `value`
+    /// is what the response carried for this attribute alone, nil for Read Multiple (not delimited).
+    case serverRead(connection: UInt16, handle: UInt16, offset: Int, value: [UInt8]?)
+    /// The local GATT server answered a peer's request with an Error Response (Part F §3.4.1.1):
+    /// a permission the link does not meet (Insufficient Encryption 0x0F, Insufficient
+    /// Authentication 0x05...), an invalid handle. Attribute Not Found, how discovery ends (Part G
+    /// §4.4.1), is not reported.
+    case serverRequestRefused(connection: UInt16, request: ATTOpcode, handle: UInt16, error: ATTErrorCode)
 }
 
 /// Why a Signed Write Command was not written.

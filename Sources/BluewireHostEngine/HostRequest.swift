@@ -154,11 +154,18 @@ public struct HostAdvertisement: Hashable, Sendable {
     public var commandSet: CommandSet
     /// Keep advertising while a central is connected (else resume only once no central is left).
     public var advertisesWhileConnected: Bool
+    /// How many centrals may be connected before connectable advertising pauses (it resumes when
+    /// one leaves); nil for no limit but the controller's.
+    public var maximumConnections: Int?
+    /// With extended commands (`.automatic` on a controller that has them), send legacy PDUs
+    /// (ADV_IND...) when data and scan response fit 31 octets each, so that scanners without
+    /// extended scanning see the device too (Core Vol 4 Part E §7.8.53, event property bit 4).
+    public var prefersLegacyPDUs: Bool
 
     public init(
         data: [ADElement], scanResponse: [ADElement] = [], isConnectable: Bool = true,
         intervalMin: UInt32 = 0x00A0, intervalMax: UInt32 = 0x00A0, commandSet: CommandSet = .automatic,
-        advertisesWhileConnected: Bool = false
+        advertisesWhileConnected: Bool = false, maximumConnections: Int? = nil, prefersLegacyPDUs: Bool = false
     ) {
         self.data = data
         self.scanResponse = scanResponse
@@ -167,6 +174,8 @@ public struct HostAdvertisement: Hashable, Sendable {
         self.intervalMax = intervalMax
         self.commandSet = commandSet
         self.advertisesWhileConnected = advertisesWhileConnected
+        self.maximumConnections = maximumConnections
+        self.prefersLegacyPDUs = prefersLegacyPDUs
     }
 
     /// Flags (LE General Discoverable, BR/EDR not supported), the complete local name and the

@@ -33,6 +33,11 @@ public struct PairingConfiguration: Sendable {
     /// does not set the flag for a legacy TK.) The TK should be random (it is the pairing's only secret)
     /// and is for one peer: set it before the pairing it is for.
     public var legacyOOBTemporaryKey: [UInt8]?
+    /// Passkey Entry where this device displays: show this passkey (0...999999) instead of a random one.
+    /// For devices that print a fixed passkey on a label, or a test rig. §2.3.5.3 wants a random passkey
+    /// per pairing: a fixed one gives an eavesdropper of one pairing the next (and legacy pairing's TK
+    /// is then known), so use it only where no display can show a new one.
+    public var fixedPasskey: UInt32?
 
     public init(
         ioCapability: IOCapability, bonding: Bool = true, mitmRequired: Bool = false, secureConnections: Bool = true,

@@ -237,6 +237,7 @@ public struct PairingSession<Crypto: SMPCryptoPrimitives> {
 
     /// A random passkey 000000...999999.
     mutating func randomPasskey() -> UInt32 {
+        if let fixed = configuration.fixedPasskey, fixed <= 999_999 { return fixed }
         let b = crypto.randomBytes(4)
         return (UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3])) % 1_000_000
     }

@@ -74,15 +74,21 @@ struct LiveOptions: ParsableArguments {
     /// `clearControllerLeftovers()` starts (LE Set Scan Enable 0x200C or LE Set Extended Scan Enable
     /// 0x2042, Core Vol 4 Part E §7.8.11, §7.8.65).
     /// The transport (with `--capture`), as an `EngineHost`: commands whose features live only in
-    /// the host engine so far (`pair`). Not started; replays are not supported here yet.
+    /// the host engine so far (`pair`, `serve`). Not started. On `replay:FILE` the capture is the controller.
     func startEngineHost(connectionTimeout: TimeSpan) async throws -> EngineHost {
         let spec = try TransportSpec.resolve(transport)
-        if case .replay = spec { throw CLIError("pair does not run on a replay yet") }
         var base: any HCITransport
-        do {
-            base = try await spec.open()
-        } catch {
-            throw CLIError("cannot open \(spec): \(error)")
+        var clock: any HostClock = SystemHostClock()
+        if case .replay(let path) = spec {
+            // The capture is the controller; timers run in its time (as `startHost` does).
+            base = try await LiveOptions.openReplay(path)
+            if let replay = base as? ReplayTransport { clock = replay.hostClock }
+        } else {
+            do {
+                base = try await spec.open()
+            } catch {
+                throw CLIError("cannot open \(spec): \(error)")
+            }
         }
         if let capture { base = try CaptureTap(wrapping: base, path: capture) }
         var own = BluetoothAddress.randomStatic(UInt64.random(in: 0...0x3FFF_FFFF_FFFF))
@@ -94,7 +100,7 @@ struct LiveOptions: ParsableArguments {
         }
         var configuration = HostEngineConfiguration(randomAddress: own)
         configuration.connectionTimeout = connectionTimeout
-        return EngineHost(transport: base, configuration: configuration)
+        return EngineHost(transport: base, configuration: configuration, clock: clock)
     }
 
     static func recordedLeftoverClearing(_ replay: ReplayTransport) async -> Bool {

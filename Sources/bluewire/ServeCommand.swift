@@ -18,8 +18,17 @@ struct ServeCommand: AsyncParsableCommand {
             resumes after each connection and disconnection, so several centrals can connect.
 
             One line per event: connected, mtu, read, write, subscribed/unsubscribed, indication, refused \
-            (an ATT Error Response), disconnected, advertising. A central's write to a characteristic with \
-            Notify or Indicate is relayed to its subscribers.
+            (an ATT Error Response), disconnected, advertising; and for security: passkey, compare, \
+            encryption, paired, pairing failed. A central's write to a characteristic with Notify or \
+            Indicate is relayed to its subscribers.
+
+            The database's permissions (read_encrypted, write_authenticated...) are checked against the \
+            link: a central reads an encrypted value once it has paired (Insufficient Encryption before), \
+            an authenticated one once it has paired with MITM protection. Pairing follows --io and the \
+            other pairing options; --passkey N is the passkey serve displays or enters, --yes accepts \
+            Numeric Comparison (without them those requests are refused). With --keys FILE, bonds are \
+            loaded at start, so a bonded central reconnects encrypted without pairing, and saved after \
+            each pairing; without it bonds last as long as the process.
 
             --throughput serves the peer of `bluewire throughput` instead of a database. With --psm P it \
             is the peer of `bluewire throughput --mode l2cap --psm P`: it advertises, accepts LE credit based \
@@ -54,8 +63,22 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var live: LiveOptions
 
+    /// How a central may pair (`pair`'s options, with --passkey/--yes for the user's part).
+    @OptionGroup(title: "Pairing (with --db)") var pairing: ServePairingOptions
+
+    /// `--keys FILE`: bonds loaded at start (a bonded central encrypts without pairing) and saved after
+    /// pairing. Unlike `pair`, no default store: serve adopts the file's local address, which a script
+    /// serving with its own --own-address must not find imposed by bonds made elsewhere.
+    @Option(name: .customLong("keys"), help: ArgumentHelp(
+        "With --db: bond store (JSON, Docs/BondFormat.md) loaded at start and saved after pairing (default: none, bonds last as long as the process).",
+        valueName: "file"))
+    var keys: String?
+
     func validate() throws {
         guard (db != nil) != throughput else { throw ValidationError("give either --db FILE or --throughput") }
+        if throughput && (!pairing.isDefault || keys != nil) {
+            throw ValidationError("pairing options and --keys are for --db")
+        }
         if let psm {
             guard throughput else { throw ValidationError("--psm is for --throughput") }
             guard parseSPSM(psm) != nil else { throw ValidationError("invalid PSM \(psm): expected a number such as 0x0080") }
@@ -85,47 +108,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             fail("\(db): \((error as NSError).localizedDescription)")
         }
-        let output = ServeOutput(json: json)
-        let stop = ServeSignals.stopRequests()
-        let host: BluetoothHost
-        do {
-            host = try await live.startHost()
-        } catch {
-            fail("\(error)")
-        }
-        await host.setDatabase(database)
-        var advertisement: Advertisement
-        do {
-            advertisement = try Advertisement(name: name ?? ServeAdvertising.deviceName(in: database) ?? "Bluewire",
-                                              services: ServeAdvertising.primaryServices(in: database))
-        } catch {
-            fail("\(error)")
-        }
-        advertisement.maximumConnections = maxConnections
-        // Subscribed before advertising, so the first central's connection is not missed.
-        let events = await host.peripheralEvents()
-        let plan: AdvertisingPlan
-        do {
-            plan = try await host.startAdvertising(advertisement)
-        } catch {
-            await host.release()
-            fail("\(error)")
-        }
-        let address = await host.advertisingAddress
-        output.advertising(name: advertisement, address: address, plan: plan, attributes: database.attributes.count)
-
-        // Serve until a signal, or until the Host ends (its events finish when the transport closes).
-        let signal = await ServeSignals.serve(until: stop) {
-            await ServeRelay.serve(events, host: host, output: output)
-        }
-        guard let signal else {
-            await host.close()
-            fail("the controller connection ended")
-        }
-        if await ServeRelay.shutDown(host, within: .seconds(3)) == false {
-            output.note("disconnecting timed out")
-        }
-        output.stopped(signal: signal)
+        await ServeDatabase.run(database, ServeDatabase.Options(
+            name: name, maxConnections: maxConnections, json: json, live: live, pairing: pairing,
+            keysPath: keys))
     }
 }
 

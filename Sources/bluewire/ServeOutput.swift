@@ -12,26 +12,45 @@ struct ServeOutput: Sendable {
     /// What is on the air: the name as the advertising data carries it (what every scanner sees
     /// first), then exactly what the advertising data and the scan response hold.
     func advertising(name advertisement: Advertisement, address: BluetoothAddress?, plan: AdvertisingPlan, attributes: Int) {
-        var name: String?
-        var shortened = false
-        for element in advertisement.data {
-            if case .completeLocalName(let text) = element { name = text }
-            if case .shortenedLocalName(let text) = element, name == nil { name = text; shortened = true }
-        }
         let kind: String
         switch plan.kind {
         case .legacy: kind = "legacy"
         case .extended(let legacyPDUs): kind = legacyPDUs ? "extended commands, legacy PDUs" : "extended"
         }
+        advertising(data: advertisement.data, scanResponse: advertisement.scanResponse, address: address, kind: kind,
+                    advertisingData: plan.advertisingData, scanResponseData: plan.scanResponseData, attributes: attributes)
+    }
+
+    /// The same, for what the host engine put on the air (`EngineHost.advertisingLayout`).
+    func advertising(name advertisement: HostAdvertisement, address: BluetoothAddress?, layout: HostAdvertisingLayout, attributes: Int) {
+        let kind: String
+        switch layout.kind {
+        case .legacy: kind = "legacy"
+        case .extended(let legacyPDUs): kind = legacyPDUs ? "extended commands, legacy PDUs" : "extended"
+        }
+        advertising(data: advertisement.data, scanResponse: advertisement.scanResponse, address: address, kind: kind,
+                    advertisingData: layout.advertisingData, scanResponseData: layout.scanResponseData, attributes: attributes)
+    }
+
+    private func advertising(
+        data elements: [ADElement], scanResponse responseElements: [ADElement], address: BluetoothAddress?, kind: String,
+        advertisingData: [UInt8], scanResponseData: [UInt8], attributes: Int
+    ) {
+        var name: String?
+        var shortened = false
+        for element in elements {
+            if case .completeLocalName(let text) = element { name = text }
+            if case .shortenedLocalName(let text) = element, name == nil { name = text; shortened = true }
+        }
         let where_ = address.map { "\($0)" } ?? "?"
-        let data = advertisement.data.map(ServeAdvertisingText.describe)
-        let response = advertisement.scanResponse.map(ServeAdvertisingText.describe)
+        let data = elements.map(ServeAdvertisingText.describe)
+        let response = responseElements.map(ServeAdvertisingText.describe)
         let nameText = name.map { "\"\($0)\"" + (shortened ? " (shortened)" : "") } ?? "(no name)"
         if json {
             var object: [String: any Sendable] = [
                 "event": "advertising", "address": where_, "kind": kind, "attributes": attributes,
                 "advertising_data": data, "scan_response": response,
-                "advertising_data_hex": hexString(plan.advertisingData), "scan_response_hex": hexString(plan.scanResponseData),
+                "advertising_data_hex": hexString(advertisingData), "scan_response_hex": hexString(scanResponseData),
             ]
             if let name { object["name"] = name }
             object["name_shortened"] = shortened
@@ -100,14 +119,14 @@ struct ServeOutput: Sendable {
         emit(text: "stopped (\(name))", json: ["event": "stopped", "signal": name])
     }
 
-    private func h(_ value: UInt16) -> String { "0x" + hex(value, width: 4) }
+    func h(_ value: UInt16) -> String { "0x" + hex(value, width: 4) }
 
     /// `73206d6f7265 "s more" (6 bytes)`: hex, the text when valid UTF-8, the length; `(empty)`.
     static func valueText(_ value: [UInt8]) -> String {
         value.isEmpty ? "(empty)" : describeValue(value) + " (\(value.count) byte\(value.count == 1 ? "" : "s"))"
     }
 
-    private func emit(text: String, json object: [String: any Sendable]) {
+    func emit(text: String, json object: [String: any Sendable]) {
         var line = text
         if json { line = JSONLine.make(object) }
         FileHandle.standardOutput.write(Data((line + "\n").utf8))

@@ -55,7 +55,7 @@ enum ServeThroughput {
             await host.close()
             fail("the controller connection ended")
         }
-        if await ServeRelay.shutDown(host, within: .seconds(3)) == false {
+        if await ServeThroughputShutDown.shutDown(host, within: .seconds(3)) == false {
             output.note("disconnecting timed out")
         }
         output.stopped(signal: signal)

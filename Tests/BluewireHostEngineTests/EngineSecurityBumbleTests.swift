@@ -42,7 +42,7 @@ struct EngineSecurityBumbleTests {
     }
 
     static func pairedEvent(_ runner: SocketEngineRunner) -> HostBond? {
-        for case .paired(_, let keys, _) in runner.events.reversed() { return keys }
+        for case .paired(_, let keys, _, _) in runner.events.reversed() { return keys }
         return nil
     }
 

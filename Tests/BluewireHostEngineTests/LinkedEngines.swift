@@ -172,7 +172,7 @@ extension Array where Element == HostEngineEvent {
         return nil
     }
     var pairedKeys: HostBond? {
-        for case .paired(_, let keys, _) in self { return keys }
+        for case .paired(_, let keys, _, _) in self { return keys }
         return nil
     }
     var pairingFailure: PairingFailure? {

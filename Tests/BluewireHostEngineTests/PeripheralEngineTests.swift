@@ -56,6 +56,7 @@ struct PeripheralEngineTests {
 
         driver.controller(ControllerBytes.att(handle: Self.link, [0x0A, 0x03, 0x00]))
         #expect(driver.takeATT() == [[0x0B, 0x2A]])
+        #expect(driver.takeEvents() == [.serverRead(connection: Self.link, handle: 3, offset: 0, value: [0x2A])])
 
         // CCCD write: notifications on.
         driver.controller(ControllerBytes.att(handle: Self.link, [0x12, 0x04, 0x00, 0x01, 0x00]))

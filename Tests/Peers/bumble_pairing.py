@@ -7,6 +7,8 @@ in-memory key store, so a later connection can be encrypted with them. TK, 32 he
 order (least significant octet first), is a legacy OOB temporary key (§2.3.5.4): with SC 0 bumble sets
 the OOB data flag and uses it.
 
+A last part pN (p123456) makes the Device display passkey N instead of a random one.
+
 EVENT lines: {"passkey": N} (shown), {"passkey_wanted": true} (answer with {"op": "passkey", "value": N}),
 {"compare": N} (accepted at once), {"paired": {"ltk": HEX|null, "ltk_central": ..., "ltk_peripheral": ...,
 "irk": ...}}, {"pairing_failed": REASON}, {"encryption": 0|1, "key_size": N}, {"encryption_failed": CODE}.
@@ -27,10 +29,16 @@ IO_CAPABILITIES = [
 
 
 class ReportingDelegate(PairingDelegate):
-    def __init__(self, io_capability, emit):
+    def __init__(self, io_capability, emit, fixed_passkey=None):
         super().__init__(io_capability=io_capability)
         self.emit = emit
         self.passkey = None
+        self.fixed_passkey = fixed_passkey
+
+    async def generate_passkey(self):
+        if self.fixed_passkey is not None:
+            return self.fixed_passkey
+        return await super().generate_passkey()
 
     async def accept(self):
         return True
@@ -77,15 +85,19 @@ def conform_long_term_key_lookup(device):
 
 
 def configure_pairing(device, spec, emit):
-    """Sets the Device's pairing configuration from IO:SC:MITM[:TK]; returns the delegate."""
+    """Sets the Device's pairing configuration from IO:SC:MITM[:TK][:pPASSKEY]; returns the delegate.
+    pPASSKEY (e.g. p123456): the passkey this Device displays, instead of a random one."""
     conform_long_term_key_lookup(device)
     parts = spec.split(':')
     io, sc, mitm = (int(part) for part in parts[:3])
+    fixed_passkey = None
+    if parts[-1].startswith('p'):
+        fixed_passkey = int(parts.pop()[1:])
     oob = None
     if len(parts) > 3:
         oob = PairingConfig.OobConfig(
             our_context=None, peer_data=None, legacy_context=OobLegacyContext(tk=bytes.fromhex(parts[3])))
-    delegate = ReportingDelegate(IO_CAPABILITIES[io], emit)
+    delegate = ReportingDelegate(IO_CAPABILITIES[io], emit, fixed_passkey)
     device.pairing_config_factory = lambda _connection: PairingConfig(
         sc=bool(sc), mitm=bool(mitm), bonding=True, delegate=delegate, oob=oob)
     return delegate

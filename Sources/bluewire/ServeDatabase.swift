@@ -1,0 +1,120 @@
+import Bluewire
+import Foundation
+import Synchronization
+
+/// `bluewire serve --db FILE` on an `EngineHost`: the engine serves the database (checking each
+/// attribute's permissions against the link's security), answers pairing as the options say, keeps
+/// advertising while centrals may still connect (`--max-connections`), and reports what happens;
+/// this shell prints it, relays writes to subscribers and saves bonds.
+enum ServeDatabase {
+    struct Options {
+        var name: String?
+        var maxConnections: Int?
+        var json: Bool
+        var live: LiveOptions
+        var pairing: ServePairingOptions
+        /// `--keys FILE` when given: bonds loaded at start, written after each bonding pairing.
+        var keysPath: String?
+    }
+
+    static func run(_ database: GATTDatabase, _ options: Options) async {
+        let output = ServeOutput(json: options.json)
+        var live = options.live
+        var stored: [HostBond] = []
+        if let path = options.keysPath {
+            do {
+                let contents = try KeyFile.load(path)
+                stored = contents.bonds
+                live = try KeyFile.identity(of: contents, path: path, live: live)
+            } catch {
+                fail("\(error)")
+            }
+        }
+        let stop = ServeSignals.stopRequests()
+        let host: EngineHost
+        do {
+            host = try await live.startEngineHost(connectionTimeout: .seconds(10))
+        } catch {
+            fail("\(error)")
+        }
+        await host.configureSecurity(HostSecurityConfiguration(pairing: options.pairing.configuration, crypto: SMPCrypto(SwiftCryptoSMP())))
+        // Nobody sits at a server: the options answer (a passkey request without --passkey and a
+        // comparison without --yes are refused at once rather than left to the 30 s SMP timeout).
+        await host.setPairingDelegate(PairingAnswers(passkey: options.pairing.passkey, acceptsComparison: options.pairing.yes))
+        await host.addBonds(stored)
+        await host.setDatabase(database)
+        // Subscribed before advertising, so the first central's connection is not missed.
+        let events = await host.events()
+        if case .failure(let error) = await host.perform(.start) {
+            await host.close()
+            fail("controller bring-up failed: \(error)")
+        }
+        // What a previous program left (bumble's Reset clears nothing).
+        _ = await host.perform(.clearControllerLeftovers)
+        let advertisement: HostAdvertisement
+        do {
+            // Laid out for legacy PDUs (name shortened into the data, complete in the scan response).
+            let layout = try Advertisement(name: options.name ?? ServeAdvertising.deviceName(in: database) ?? "Bluewire",
+                                           services: ServeAdvertising.primaryServices(in: database))
+            advertisement = HostAdvertisement(
+                data: layout.data, scanResponse: layout.scanResponse, advertisesWhileConnected: true,
+                maximumConnections: options.maxConnections, prefersLegacyPDUs: true)
+        } catch {
+            await host.close()
+            fail("\(error)")
+        }
+        if case .failure(let error) = await host.perform(.startAdvertising(advertisement)) {
+            await host.close()
+            fail("cannot advertise: \(error)")
+        }
+        if let layout = await host.advertisingLayout {
+            output.advertising(name: advertisement, address: await host.localAddress, layout: layout, attributes: database.attributes.count)
+        }
+
+        let centrals = ServeCentrals()
+        let loop = ServeEngineLoop(host: host, output: output, centrals: centrals, pairing: options.pairing, keysPath: options.keysPath)
+        // Serve until a signal, or until the host ends (its events finish when the transport closes).
+        let signal = await ServeSignals.serve(until: stop) { await loop.run(events) }
+        guard let signal else {
+            // Why, when the transport says (a replay's mismatch names the record and both packets).
+            let why = await host.transportFailure.flatMap { $0 == .closed ? nil : ": \($0)" } ?? ""
+            await host.close()
+            fail("the controller connection ended" + why)
+        }
+        if await shutDown(host, centrals: centrals.handles, within: .seconds(3)) == false {
+            output.note("disconnecting timed out")
+        }
+        output.stopped(signal: signal)
+    }
+
+    /// Leaves the controller as found: advertising off, every central disconnected, then the host
+    /// closed; false if the disconnections did not complete within `timeout` (closed anyway).
+    static func shutDown(_ host: EngineHost, centrals: [UInt16], within timeout: Duration) async -> Bool {
+        _ = await host.perform(.stopAdvertising)
+        let completed = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await withTaskGroup(of: Void.self) { disconnections in
+                    for handle in centrals {
+                        disconnections.addTask { _ = await host.perform(.disconnect(handle: handle, reason: .remoteUserTerminatedConnection)) }
+                    }
+                }
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        await host.close()
+        return completed
+    }
+}
+
+/// The centrals connected, by handle (their addresses for the disconnected line).
+final class ServeCentrals: Sendable {
+    let peers = Mutex<[UInt16: BluetoothAddress]>([:])
+    var handles: [UInt16] { peers.withLock { $0.keys.sorted() } }
+}
