@@ -75,7 +75,7 @@ struct LiveOptions: ParsableArguments {
     /// 0x2042, Core Vol 4 Part E §7.8.11, §7.8.65).
     /// The transport (with `--capture`), as an `EngineHost`: commands whose features live only in
     /// the host engine so far (`pair`). Not started; replays are not supported here yet.
-    func startEngineHost(connectionTimeout: TimeSpan) async throws -> EngineHost {
+    func startEngineHost(connectionTimeout: TimeSpan, preferredMTU: UInt16? = nil) async throws -> EngineHost {
         let spec = try TransportSpec.resolve(transport)
         if case .replay = spec { throw CLIError("pair does not run on a replay yet") }
         var base: any HCITransport
@@ -85,6 +85,11 @@ struct LiveOptions: ParsableArguments {
             throw CLIError("cannot open \(spec): \(error)")
         }
         if let capture { base = try CaptureTap(wrapping: base, path: capture) }
+        if verbose {
+            var logger = Logger(label: "bluewire")
+            logger.logLevel = .trace
+            base = PacketLogTap(wrapping: base, logger: logger)
+        }
         var own = BluetoothAddress.randomStatic(UInt64.random(in: 0...0x3FFF_FFFF_FFFF))
         if let address {
             guard let parsed = BluetoothAddress(parsing: address) else {
@@ -94,6 +99,7 @@ struct LiveOptions: ParsableArguments {
         }
         var configuration = HostEngineConfiguration(randomAddress: own)
         configuration.connectionTimeout = connectionTimeout
+        if let preferredMTU { configuration.preferredMTU = preferredMTU }
         return EngineHost(transport: base, configuration: configuration)
     }
 
