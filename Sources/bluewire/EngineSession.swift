@@ -7,12 +7,13 @@ import Foundation
 /// after releasing the controller; SIGINT/SIGTERM from now on release and exit 130.
 func connectWithEngine(
     live: LiveOptions, peer: BluetoothAddress, connectTimeout: Double, preferredMTU: UInt16? = nil,
-    configure: (EngineHost) async -> Void = { _ in }
+    replayable: Bool = false, configure: (EngineHost) async -> Void = { _ in }
 ) async -> (EngineHost, EngineLinkSession, HostConnection, CommandInterrupts) {
     let host: EngineHost
     do {
         host = try await live.startEngineHost(
-            connectionTimeout: .microseconds(Int64(connectTimeout * 1_000_000)), preferredMTU: preferredMTU)
+            connectionTimeout: .microseconds(Int64(connectTimeout * 1_000_000)), preferredMTU: preferredMTU,
+            replayable: replayable)
     } catch {
         fail("\(error)")
     }

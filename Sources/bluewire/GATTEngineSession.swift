@@ -40,7 +40,7 @@ extension GATTPeerOptions {
         let configuration = pairing.security
         let stored = identity.bonds
         let (host, session, link, interrupts) = await connectWithEngine(
-            live: live, peer: peer, connectTimeout: connectTimeout, preferredMTU: 517
+            live: live, peer: peer, connectTimeout: connectTimeout, preferredMTU: 517, replayable: true
         ) { host in
             await host.configureSecurity(configuration)
             await host.addBonds(stored)

@@ -70,19 +70,24 @@ struct LiveOptions: ParsableArguments {
         return host
     }
 
-    /// Whether the capture's next host packet, right after bring-up, is the scan disable with which
-    /// `clearControllerLeftovers()` starts (LE Set Scan Enable 0x200C or LE Set Extended Scan Enable
-    /// 0x2042, Core Vol 4 Part E §7.8.11, §7.8.65).
-    /// The transport (with `--capture`), as an `EngineHost`: commands whose features live only in
-    /// the host engine so far (`pair`). Not started; replays are not supported here yet.
-    func startEngineHost(connectionTimeout: TimeSpan, preferredMTU: UInt16? = nil) async throws -> EngineHost {
+    /// The transport (with `--capture`, and a packet log with `--verbose`), as an `EngineHost`: the
+    /// commands that run on the host engine (`pair`, `l2cap`, `gatt read|write|subscribe`...). Not
+    /// started. `replayable` commands run on a `replay:` transport too, their timers in the capture's
+    /// time; the others refuse it (a pairing's random values never match a capture).
+    func startEngineHost(connectionTimeout: TimeSpan, preferredMTU: UInt16? = nil, replayable: Bool = false) async throws -> EngineHost {
         let spec = try TransportSpec.resolve(transport)
-        if case .replay = spec { throw CLIError("pair does not run on a replay yet") }
         var base: any HCITransport
-        do {
-            base = try await spec.open()
-        } catch {
-            throw CLIError("cannot open \(spec): \(error)")
+        var clock: any HostClock = SystemHostClock()
+        if case .replay(let path) = spec {
+            guard replayable else { throw CLIError("pair does not run on a replay yet") }
+            base = try await LiveOptions.openReplay(path)
+            if let replay = base as? ReplayTransport { clock = replay.hostClock }
+        } else {
+            do {
+                base = try await spec.open()
+            } catch {
+                throw CLIError("cannot open \(spec): \(error)")
+            }
         }
         if let capture { base = try CaptureTap(wrapping: base, path: capture) }
         if verbose {
@@ -100,9 +105,12 @@ struct LiveOptions: ParsableArguments {
         var configuration = HostEngineConfiguration(randomAddress: own)
         configuration.connectionTimeout = connectionTimeout
         if let preferredMTU { configuration.preferredMTU = preferredMTU }
-        return EngineHost(transport: base, configuration: configuration)
+        return EngineHost(transport: base, configuration: configuration, clock: clock)
     }
 
+    /// Whether the capture's next host packet, right after bring-up, is the scan disable with which
+    /// `clearControllerLeftovers()` starts (LE Set Scan Enable 0x200C or LE Set Extended Scan Enable
+    /// 0x2042, Core Vol 4 Part E §7.8.11, §7.8.65).
     static func recordedLeftoverClearing(_ replay: ReplayTransport) async -> Bool {
         guard let next = await replay.unsentPackets.first?.packet, next.type == .command, next.payload.count >= 2 else { return false }
         let opcode = UInt16(next.payload[next.payload.startIndex]) | UInt16(next.payload[next.payload.startIndex + 1]) << 8

@@ -1,3 +1,4 @@
+import Bluewire
 import BluewireCore
 import Foundation
 import PeerTestSupport
