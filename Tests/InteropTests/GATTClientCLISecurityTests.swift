@@ -8,7 +8,8 @@ import Testing
 /// characteristics need an encrypted or authenticated link (bumble's own permission checks answer
 /// Insufficient Encryption / Authentication) and whose Security Manager is bumble's
 /// (Tests/Peers/bumble_pairing.py): the command pairs on demand, says so on stderr, prints the value,
-/// keeps the bond in `--keys` and encrypts with it next time, without pairing.
+/// keeps the bond in `--keys` and encrypts with it next time, without pairing (and that session
+/// replays from its capture).
 @Suite("bluewire gatt pairs on demand against a bumble peripheral", .serialized)
 struct GATTClientCLISecurityTests {
     static let database = #"""
@@ -81,12 +82,21 @@ struct GATTClientCLISecurityTests {
 
         // Reconnecting with the same file: the address and the bond come from it, the link is encrypted
         // with the stored key (bumble sees encryption again) and nobody pairs.
-        let second = try await peripheral.run(["read", peripheral.address, encrypted, "--keys", keys, "--json"])
+        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("gatt-bonded-\(UUID().uuidString.prefix(8)).btsnoop").path
+        defer { try? FileManager.default.removeItem(atPath: capture) }
+        let second = try await peripheral.run(["read", peripheral.address, encrypted, "--keys", keys, "--json", "--capture", capture])
         #expect(second.status == 0, "stderr: \(second.standardError)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(second.standardOutput.utf8)) as? [String: Any], "\(second.standardOutput)")
         #expect(object["value"] as? String == "e1")
         #expect(second.standardError.contains("encrypted with the stored bond (\(keys))"), "stderr: \(second.standardError)")
         #expect(!second.standardError.contains("paired with"))
+        // The same session again with the capture as the controller (`bluewire replay`): byte for byte,
+        // LE Enable Encryption with the stored key included.
+        let replay = try await ProcessRunner.run(try ProcessRunner.bluewire, [
+            "replay", capture, "--", "gatt", "read", peripheral.address, encrypted, "--keys", keys, "--json",
+        ], timeout: .seconds(30))
+        #expect(replay.status == 0, "stderr: \(replay.standardError)")
+        #expect(replay.standardOutput == second.standardOutput)
 
         let write = try await peripheral.run(["write", peripheral.address, try #require(peripheral.handles[0xFFE3]), "c0ffee", "--keys", keys])
         #expect(write.status == 0, "stderr: \(write.standardError)")
