@@ -142,12 +142,15 @@ actor EngineGATTClient {
 /// answering Read Request on handle 0x0fff`, `disconnected: …`, the pairing's reason by name).
 struct GATTFailure: Error, CustomStringConvertible {
     var description: String
+    /// The engine's error, when the failure is one.
+    var engineError: HostEngineError?
 
     init(_ description: String) { self.description = description }
 
     static func unexpected(_ what: String) -> GATTFailure { GATTFailure("unexpected answer to the \(what)") }
 
     init(_ error: HostEngineError, bondedBefore: Bool, keysPath: String, peer: BluetoothAddress) {
+        engineError = error
         switch error {
         case .gatt(let error): description = "GATT: \(error)"
         case .att(let error): description = "ATT bearer: \(error)"

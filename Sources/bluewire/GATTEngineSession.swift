@@ -14,10 +14,10 @@ struct GATTSecurityOptions: ParsableArguments {
 }
 
 extension GATTPeerOptions {
-    /// Starts an `EngineHost` (ATT_MTU 517 offered), connects, exchanges MTUs and discovers the whole
-    /// database, runs `body`, then disconnects and closes the host (flushing `--capture`) whatever
-    /// happened: success, error, timeout, SIGINT/SIGTERM (status 130; `body` may take signals over
-    /// through `interrupts`). A request the peer refuses for security makes the engine encrypt with
+    /// Starts an `EngineHost` (ATT_MTU 517 offered, no Client Supported Features written), connects,
+    /// exchanges MTUs and discovers the whole database, runs `body`, then disconnects and closes the
+    /// host (flushing `--capture`) whatever happened: success, error, timeout, SIGINT/SIGTERM (status
+    /// 130; `body` may take signals over through `interrupts`). A request the peer refuses for security makes the engine encrypt with
     /// the bond from `--keys` or pair (answering passkeys and comparisons as `pair` does) and send it
     /// again; a new bond is written to the file. Failures end the process with one line on stderr
     /// naming the peer, and status 1.
@@ -40,12 +40,19 @@ extension GATTPeerOptions {
         let configuration = pairing.security
         let stored = identity.bonds
         let (host, session, link, interrupts) = await connectWithEngine(
-            live: live, peer: peer, connectTimeout: connectTimeout, preferredMTU: 517, replayable: true
-        ) { host in
-            await host.configureSecurity(configuration)
-            await host.addBonds(stored)
-            await host.setPairingDelegate(pairing.delegate(peerRole: "the peripheral"))
-        }
+            live: live, peer: peer, connectTimeout: connectTimeout, replayable: true,
+            configure: { host in
+                await host.configureSecurity(configuration)
+                await host.addBonds(stored)
+                await host.setPairingDelegate(pairing.delegate(peerRole: "the peripheral"))
+            },
+            adjust: { configuration in
+                configuration.preferredMTU = 517
+                // A command that reads must not write to the peer's database: no Client Supported
+                // Features declaration (it would also show in `gatt dump`); these commands use
+                // neither EATT nor Multiple Handle Value Notifications.
+                configuration.clientFeatures = []
+            })
         defer { interrupts.cancel() }
         let client = EngineGATTClient(host: host, link: link, keysPath: identity.path, bondedBefore: identity.hasBond(with: link.peer))
         var failure: String?

@@ -74,7 +74,10 @@ struct LiveOptions: ParsableArguments {
     /// commands that run on the host engine (`pair`, `l2cap`, `gatt read|write|subscribe`...). Not
     /// started. `replayable` commands run on a `replay:` transport too, their timers in the capture's
     /// time; the others refuse it (a pairing's random values never match a capture).
-    func startEngineHost(connectionTimeout: TimeSpan, preferredMTU: UInt16? = nil, replayable: Bool = false) async throws -> EngineHost {
+    /// `adjust` changes the engine's configuration (ATT_MTU, client features...) before the host is made.
+    func startEngineHost(
+        connectionTimeout: TimeSpan, replayable: Bool = false, adjust: (inout HostEngineConfiguration) -> Void = { _ in }
+    ) async throws -> EngineHost {
         let spec = try TransportSpec.resolve(transport)
         var base: any HCITransport
         var clock: any HostClock = SystemHostClock()
@@ -104,7 +107,7 @@ struct LiveOptions: ParsableArguments {
         }
         var configuration = HostEngineConfiguration(randomAddress: own)
         configuration.connectionTimeout = connectionTimeout
-        if let preferredMTU { configuration.preferredMTU = preferredMTU }
+        adjust(&configuration)
         return EngineHost(transport: base, configuration: configuration, clock: clock)
     }
 
