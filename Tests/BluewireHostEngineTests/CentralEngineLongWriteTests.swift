@@ -12,11 +12,11 @@ struct CentralEngineLongWriteTests {
     static let peripheral = BluetoothAddress(value: 0xC0_AA_BB_CC_DD_EF, type: .random)
     static let link: UInt16 = 0x0001
 
-    /// A connected engine and the peer's server.
-    static func connected() throws -> (EngineDriver, GATTServer) {
+    /// A connected engine and the peer's server (serving `TestDatabase` unless told otherwise).
+    static func connected(database: GATTDatabase? = nil) throws -> (EngineDriver, GATTServer) {
         var driver = EngineDriver()
         _ = try driver.bringUpFromBumbleCapture()
-        var peer = GATTServer(database: try TestDatabase.make())
+        var peer = GATTServer(database: try database ?? TestDatabase.make())
         peer.connect(link)
         driver.perform(.connect(peripheral, LEConnectionParameters()))
         driver.answerCommands()
