@@ -22,6 +22,8 @@ struct CentralEngineLongWriteTests {
         driver.answerCommands()
         driver.controller(ControllerBytes.leConnectionComplete(handle: link, central: true, peer: peripheral))
         driver.answerCommands()
+        // The handles are known (TestDatabase): the peer's machine takes them as discovered.
+        driver.perform(.gatt(connection: link, .cachedDiscovery))
         return (driver, peer)
     }
 
