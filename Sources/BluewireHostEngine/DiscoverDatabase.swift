@@ -5,14 +5,15 @@ import BluewireGATT
 // Left out of builds with BLUEWIRE_NO_CENTRAL (the peripheral firmware image); HostEngine+NoCentral stands in.
 #if !BLUEWIRE_NO_CENTRAL
 
-/// Discover All: primary services (Core Vol 3 Part G §4.4.1), then each service's
-/// characteristics (§4.6.1), then each characteristic's descriptors (§4.7.1), one request at a
-/// time. Built from the BluewireGATT procedures, fed in order.
+/// Discover All: primary services (Core Vol 3 Part G §4.4.1), then for each service its included
+/// services (§4.5.1) and characteristics (§4.6.1), then each characteristic's descriptors (§4.7.1),
+/// one request at a time. Built from the BluewireGATT procedures, fed in order.
 struct DiscoverDatabase: GATTClientProcedure, Sendable {
     typealias Step = GATTProcedureStep<[DiscoveredService]>
 
     enum Stage: Sendable {
         case services(DiscoverAllPrimaryServices)
+        case includes(service: Int, FindIncludedServices)
         case characteristics(service: Int, DiscoverCharacteristics)
         case descriptors(service: Int, characteristic: Int, DiscoverAllCharacteristicDescriptors)
     }
@@ -39,6 +40,10 @@ struct DiscoverDatabase: GATTClientProcedure, Sendable {
             let step = try procedure.receive(response)
             stage = .services(procedure)
             return try servicesStep(step)
+        case .includes(let service, var procedure):
+            let step = try procedure.receive(response)
+            stage = .includes(service: service, procedure)
+            return try includesStep(step, service: service)
         case .characteristics(let service, var procedure):
             let step = try procedure.receive(response)
             stage = .characteristics(service: service, procedure)
@@ -55,7 +60,16 @@ struct DiscoverDatabase: GATTClientProcedure, Sendable {
         case .request(let pdu): return .request(pdu)
         case .finished(let services):
             found = services.map { DiscoveredService(service: $0, characteristics: []) }
-            return try characteristics(from: 0)
+            return try nextService(from: 0)
+        }
+    }
+
+    mutating func includesStep(_ step: GATTProcedureStep<[GATTIncludedService]>, service: Int) throws(GATTClientError) -> Step {
+        switch step {
+        case .request(let pdu): return .request(pdu)
+        case .finished(let list):
+            found[service].includes = list
+            return try characteristics(of: service)
         }
     }
 
@@ -79,9 +93,18 @@ struct DiscoverDatabase: GATTClientProcedure, Sendable {
         }
     }
 
-    /// Starts characteristic discovery in the first service at or after `service`.
-    mutating func characteristics(from service: Int) throws(GATTClientError) -> Step {
+    /// Starts on the service at `service` (its includes, then its characteristics), or finishes
+    /// after the last one.
+    mutating func nextService(from service: Int) throws(GATTClientError) -> Step {
         guard service < found.count else { return .finished(found) }
+        var procedure = FindIncludedServices(of: found[service].service)
+        let step = try procedure.start()
+        stage = .includes(service: service, procedure)
+        return try includesStep(step, service: service)
+    }
+
+    /// Starts characteristic discovery in the service at `service`.
+    mutating func characteristics(of service: Int) throws(GATTClientError) -> Step {
         var procedure = DiscoverCharacteristics(of: found[service].service)
         let step = try procedure.start()
         stage = .characteristics(service: service, procedure)
@@ -102,7 +125,7 @@ struct DiscoverDatabase: GATTClientProcedure, Sendable {
             }
             index += 1
         }
-        return try characteristics(from: service + 1)
+        return try nextService(from: service + 1)
     }
 }
 

@@ -61,4 +61,7 @@ struct PendingConnection: Hashable, Sendable {
     /// The address the application asked for (an identity or the address itself): its machine's key.
     var requested: BluetoothAddress
     var deadline: MonotonicInstant
+    /// The controller accepted our LE Create Connection (Command Status, Core Vol 4 Part E §7.8.12):
+    /// only a failed LE Connection Complete after that is this attempt's.
+    var accepted = false
 }

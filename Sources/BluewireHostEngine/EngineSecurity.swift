@@ -37,6 +37,8 @@ struct LinkSecurity: Sendable {
     var encryptRequests: [HostRequestID] = []
     /// The SMP timer expired: no more SMP PDUs on this link, and no new pairing on it (§3.4).
     var timedOut = false
+    /// The association model of the last pairing that succeeded on this link (§2.3.5.1).
+    var pairedMethod: PairingMethod?
 
     /// A pairing is under way (started and not finished).
     var isPairing: Bool {

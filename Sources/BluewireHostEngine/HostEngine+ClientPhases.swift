@@ -41,7 +41,7 @@ extension ClientProcedure {
         switch self {
         case .discover: .discoverServices
         case .read, .readLong, .readMultiple: .read
-        case .write, .configure: .write
+        case .write, .writeLong, .configure: .write
         case .cachedDiscovery: .discoverCharacteristics
         case .exchangeMTU: nil
         }
@@ -54,7 +54,7 @@ extension GATTClientRequest {
         switch self {
         case .discoverAll: .discoverServices
         case .read, .readLong, .readMultiple: .read
-        case .write, .writeWithoutResponse, .signedWrite, .subscribe, .unsubscribe: .write
+        case .write, .writeLong, .writeWithoutResponse, .signedWrite, .subscribe, .unsubscribe: .write
         case .cachedDiscovery: .discoverCharacteristics
         case .exchangeMTU: nil
         }

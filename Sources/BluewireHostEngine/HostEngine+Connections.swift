@@ -11,8 +11,11 @@ extension HostEngine {
     mutating func connectionComplete(_ event: LEConnectionComplete) {
         let role: HostLinkRole = event.isCentral ? .central : .peripheral
         guard event.status.isSuccess else {
-            // A failed attempt (status 0x02 after a cancel, or a real failure) ends the attempt.
-            if role == .central || pendingConnection != nil, let pending = pendingConnection {
+            // A failed attempt (status 0x02 after a cancel, or a real failure) ends the attempt, once
+            // the controller accepted ours: before that it is an older attempt's, a killed program's
+            // that `clearControllerLeftovers` cancelled (§7.8.13; bumble reports it after the Cancel's
+            // Command Complete, while our LE Create Connection may already be on its way).
+            if role == .central || pendingConnection != nil, let pending = pendingConnection, pending.accepted {
                 pendingConnection = nil
                 if pending.requestID != nil {
                     // Accepted: the attempt is in Connecting (see cancelConnect). One already cancelled

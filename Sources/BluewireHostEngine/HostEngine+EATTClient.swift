@@ -29,6 +29,7 @@ extension HostEngine {
             // Read Multiple Variable Length is mandatory on a server with EATT (Core Vol 3 Part G Table 4.2).
             procedure = .readMultiple(ReadMultipleValues(handles: handles, mtu: mtu))
         case .write(let attribute, let value): procedure = .write(WriteCharacteristicValue(handle: attribute, value: value, mtu: mtu))
+        case .writeLong(let attribute, let value): procedure = .writeLong(.writeLong(handle: attribute, value: value, mtu: mtu))
         case .writeWithoutResponse(let attribute, let value), .signedWrite(let attribute, let value):
             // An EATT bearer is always encrypted: a signed write goes as a plain Write Command (§4.9.2).
             do throws(GATTClientError) {

@@ -13,6 +13,7 @@ enum ClientProcedure: Sendable {
     case readLong(ReadLongCharacteristicValues)
     case readMultiple(ReadMultipleValues)
     case write(WriteCharacteristicValue)
+    case writeLong(PreparedWrites)
     case configure(ConfigureClientCharacteristicConfiguration)
     case exchangeMTU
     /// `.cachedDiscovery`: no traffic, only the state machine's phase.
@@ -27,6 +28,7 @@ enum ClientProcedure: Sendable {
         case .readLong(var p): let s = try p.start(); self = .readLong(p); return Self.map(s) { .value($0) }
         case .readMultiple(var p): let s = try p.start(); self = .readMultiple(p); return Self.map(s) { .values($0) }
         case .write(var p): let s = try p.start(); self = .write(p); return Self.map(s) { _ in .done }
+        case .writeLong(var p): let s = try p.start(); self = .writeLong(p); return Self.map(s) { _ in .done }
         case .configure(var p): let s = try p.start(); self = .configure(p); return Self.map(s) { .configured(descriptorHandle: $0) }
         case .exchangeMTU, .cachedDiscovery: return .finished(.done)
         }
@@ -39,6 +41,7 @@ enum ClientProcedure: Sendable {
         case .readLong(var p): let s = try p.receive(response); self = .readLong(p); return Self.map(s) { .value($0) }
         case .readMultiple(var p): let s = try p.receive(response); self = .readMultiple(p); return Self.map(s) { .values($0) }
         case .write(var p): let s = try p.receive(response); self = .write(p); return Self.map(s) { _ in .done }
+        case .writeLong(var p): let s = try p.receive(response); self = .writeLong(p); return Self.map(s) { _ in .done }
         case .configure(var p): let s = try p.receive(response); self = .configure(p); return Self.map(s) { .configured(descriptorHandle: $0) }
         case .exchangeMTU, .cachedDiscovery: return .finished(.done)
         }
@@ -87,6 +90,7 @@ extension HostEngine {
         case .readMultiple(let handles):
             procedure = .readMultiple(ReadMultipleValues(handles: handles, mtu: mtu, useVariableLength: !link.readMultipleVariableRefused))
         case .write(let handle, let value): procedure = .write(WriteCharacteristicValue(handle: handle, value: value, mtu: mtu))
+        case .writeLong(let handle, let value): procedure = .writeLong(.writeLong(handle: handle, value: value, mtu: mtu))
         case .writeWithoutResponse(let handle, let value), .signedWrite(let handle, let value):
             // A command: no transaction, nothing to wait for (Core Vol 3 Part F §3.4.5.3).
             if let refusal = refusalOutsideQueue(connection, operation) { return complete(id, .failure(refusal)) }

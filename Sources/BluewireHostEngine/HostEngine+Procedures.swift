@@ -152,7 +152,7 @@ extension HostEngine {
             advertisingEnableAnswered()
         case .connect:
             // The controller accepted the attempt (Command Status); Connection Complete finishes it.
-            break
+            pendingConnection?.accepted = true
         case .cancelConnect:
             complete(procedure.id, .success(.done))
         case .disconnect, .encrypt:

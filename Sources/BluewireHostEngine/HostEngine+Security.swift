@@ -47,6 +47,13 @@ extension HostEngine {
         return (link.security.level, link.security.keySize)
     }
 
+    /// The association model (Core Vol 3 Part H §2.3.5.1) of the last pairing that succeeded on a link:
+    /// what an application tells its user about the key it now has (a Just Works key is unauthenticated,
+    /// §2.3.5.2). Nil when no pairing succeeded on the link (it was encrypted with a bond, or not at all).
+    public func pairingMethod(connection: UInt16) -> PairingMethod? {
+        links[connection]?.security.pairedMethod
+    }
+
     // MARK: requests
 
     /// Central: send a Pairing Request. Peripheral: send a Security Request and wait for the central.
@@ -217,6 +224,7 @@ extension HostEngine {
             keySize: result.keySize, longTermKey: result.longTermKey, localKeys: result.localKeys,
             peerKeys: result.peerKeys)
         recordPairingOutcome(link.peer, failure: nil)
+        links[handle]?.security.pairedMethod = result.method
         if result.bonded { store(bond) }
         // The peer's identity, when it paired from a private address (§3.6.5): shown on the link from now on,
         // and where `.connect(identity)` goes while the peer keeps this address.

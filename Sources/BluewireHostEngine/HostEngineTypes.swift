@@ -36,14 +36,18 @@ public struct HostConnection: Hashable, Sendable {
     }
 }
 
-/// One service as Discover All found it, with its characteristics and their descriptors.
+/// One service as Discover All found it, with its included services, its characteristics and their
+/// descriptors.
 public struct DiscoveredService: Hashable, Sendable {
     public var service: GATTService
     public var characteristics: [DiscoveredCharacteristic]
+    /// The service's include declarations (Core Vol 3 Part G §3.2, §4.5.1), in handle order.
+    public var includes: [GATTIncludedService]
 
-    public init(service: GATTService, characteristics: [DiscoveredCharacteristic]) {
+    public init(service: GATTService, characteristics: [DiscoveredCharacteristic], includes: [GATTIncludedService] = []) {
         self.service = service
         self.characteristics = characteristics
+        self.includes = includes
     }
 }
 

@@ -119,6 +119,11 @@ public enum GATTClientRequest: Hashable, Sendable {
     case readMultiple(handles: [UInt16])
     /// Write Characteristic Value (§4.9.3); the value must fit one Write Request (ATT_MTU − 3).
     case write(handle: UInt16, value: [UInt8])
+    /// Write Long Characteristic Values (§4.9.4): Prepare Write Requests of ATT_MTU − 5 octets each, then an
+    /// Execute Write Request, so a value longer than one Write Request (up to 512 octets, Core Vol 3 Part F
+    /// §3.2.9) is written whole or not at all; a refusal or a response that does not echo the part cancels
+    /// the server's queue (Execute Write, cancel) before the request fails.
+    case writeLong(handle: UInt16, value: [UInt8])
     /// Write Without Response (§4.9.1): completes as soon as the command is queued.
     case writeWithoutResponse(handle: UInt16, value: [UInt8])
     /// Signed Write Without Response (Core Vol 3 Part G §4.9.2): signed with this device's CSRK and its

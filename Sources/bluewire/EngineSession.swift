@@ -2,16 +2,17 @@ import Bluewire
 import Foundation
 
 /// Starts an `EngineHost` on `live`'s transport, clears the controller's leftovers and connects to
-/// `peer` as central, with `configure` applied before the start (security...). Failures end the
-/// process (one line on stderr, status 1) after releasing the controller; SIGINT/SIGTERM from now
-/// on release and exit 130.
+/// `peer` as central, with `adjust` applied to the engine's configuration and `configure` to the host
+/// before the start (security...). Failures end the process (one line on stderr, status 1) after
+/// releasing the controller; SIGINT/SIGTERM from now on release and exit 130.
 func connectWithEngine(
-    live: LiveOptions, peer: BluetoothAddress, connectTimeout: Double,
-    configure: (EngineHost) async -> Void = { _ in }
+    live: LiveOptions, peer: BluetoothAddress, connectTimeout: Double, replayable: Bool = false,
+    configure: (EngineHost) async -> Void = { _ in }, adjust: (inout HostEngineConfiguration) -> Void = { _ in }
 ) async -> (EngineHost, EngineLinkSession, HostConnection, CommandInterrupts) {
     let host: EngineHost
     do {
-        host = try await live.startEngineHost(connectionTimeout: .microseconds(Int64(connectTimeout * 1_000_000)))
+        host = try await live.startEngineHost(
+            connectionTimeout: .microseconds(Int64(connectTimeout * 1_000_000)), replayable: replayable, adjust: adjust)
     } catch {
         fail("\(error)")
     }

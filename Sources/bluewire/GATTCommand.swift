@@ -15,6 +15,9 @@ struct GATTCommand: AsyncParsableCommand {
             AA:BB:CC:DD:EE:FF/random for a random one), exchanges ATT MTUs, discovers the database, \
             does its work and disconnects. HANDLE is 0x0003 or 3: a characteristic's value handle \
             (its declaration handle works too: it stands for the value handle) or a descriptor's handle.
+            A peripheral that refuses a request for lack of security (Insufficient Encryption or \
+            Authentication) is paired with, or the link encrypted with the bond in --keys, and the \
+            request sent again; the pairing options are those of bluewire pair.
             """,
         subcommands: [GATTDumpCommand.self, GATTReadCommand.self, GATTWriteCommand.self, GATTSubscribeCommand.self]
     )
@@ -37,50 +40,6 @@ struct GATTPeerOptions: ParsableArguments {
     func validate() throws {
         _ = try peer
         guard connectTimeout > 0 && connectTimeout <= 3600 else { throw ValidationError("--connect-timeout must be between 0 and 3600 seconds") }
-    }
-
-    /// Starts the Host, connects, exchanges MTUs and discovers the whole database, runs `body`, then
-    /// releases the controller (cancels a pending connection attempt, disconnects) and closes the
-    /// Host (flushing `--capture`) whatever happened: success, error, timeout, SIGINT/SIGTERM. A
-    /// link left up would make the next command's connection fail (bumble answers Command
-    /// Disallowed). Failures end the process with one line on stderr and status 1; a signal ends it
-    /// with status 130. `body` may take over SIGINT/SIGTERM through `interrupts`.
-    func withPeripheral(_ body: (GATTClient, [GATTDiscoveredService], CommandInterrupts) async throws -> Void) async {
-        let host: BluetoothHost
-        do {
-            host = try await live.startHost()
-        } catch {
-            fail("\(error)")
-        }
-        let interrupts = CommandInterrupts { Task { await host.release(); Foundation.exit(130) } }
-        defer { interrupts.cancel() }
-        var target = address
-        do {
-            let peer = try self.peer
-            target = "\(peer)"
-            let connection: Connection
-            do {
-                connection = try await host.connect(
-                    to: peer, timeout: .microseconds(Int64((connectTimeout * 1_000_000).rounded())))
-            } catch {
-                await host.release()
-                // Every connection error names the address tried (once).
-                let reason = "\(error)"
-                fail(reason.contains(target) ? reason : "cannot connect to \(target): \(reason)")
-            }
-            let gatt = await connection.gatt
-            // A server may refuse the exchange (Request Not Supported); 23 octets then.
-            _ = try? await gatt.exchangeMTU()
-            let services = try await gatt.discoverAll()
-            try await body(gatt, services, interrupts)
-        } catch let error as CLIError {
-            await host.release()
-            fail(error.message)
-        } catch {
-            await host.release()
-            fail("\(target): \(error)")
-        }
-        await host.release()
     }
 }
 
@@ -138,39 +97,6 @@ struct AttributeHandle: ExpressibleByArgument, CustomStringConvertible {
     var description: String { "0x" + hex(value, width: 4).uppercased() }
 
     static var defaultCompletionKind: CompletionKind { .default }
-}
-
-extension [GATTDiscoveredService] {
-    /// The handle to read or write for `handle`: a characteristic declaration's value handle, else
-    /// `handle` itself (a value or descriptor handle).
-    func valueHandle(for handle: UInt16) -> UInt16 {
-        for service in self {
-            if let found = service.characteristics.first(where: { $0.characteristic.handle == handle }) {
-                return found.characteristic.valueHandle
-            }
-        }
-        return handle
-    }
-
-    /// The characteristic whose value (or declaration) is at `handle`.
-    func characteristic(at handle: UInt16) -> GATTDiscoveredCharacteristic? {
-        for service in self {
-            if let found = service.characteristics.first(where: { $0.characteristic.valueHandle == handle || $0.characteristic.handle == handle }) {
-                return found
-            }
-        }
-        return nil
-    }
-
-    /// The descriptor at `handle`, with its characteristic.
-    func descriptor(at handle: UInt16) -> (GATTDiscoveredCharacteristic, GATTDescriptor)? {
-        for service in self {
-            for item in service.characteristics {
-                if let descriptor = item.descriptors.first(where: { $0.handle == handle }) { return (item, descriptor) }
-            }
-        }
-        return nil
-    }
 }
 
 /// `426c7565 "Blue"`: hex, and the text too when the bytes are valid UTF-8 without control

@@ -23,12 +23,14 @@ struct GATTDumpCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
 
+    @OptionGroup(title: "Security (when the peripheral asks for it)") var security: GATTSecurityOptions
+
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         let peer = try peripheral.peer
-        await peripheral.withPeripheral { gatt, _, _ in
-            let dump = try await gatt.dump()
-            let mtu = await gatt.mtu
+        await peripheral.withEnginePeripheral(security: security) { gatt, services, _ in
+            let dump = try await gatt.dump(services)
+            let mtu = await gatt.exchangedMTU
             print(json ? GATTDumpOutput.json(dump, peer: peer, mtu: mtu) : GATTDumpOutput.table(dump, peer: peer, mtu: mtu))
         }
     }

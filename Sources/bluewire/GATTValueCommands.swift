@@ -33,14 +33,17 @@ struct GATTReadCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object: handle, UUID, value.")
     var json = false
 
+    @OptionGroup(title: "Security (when the peripheral asks for it)") var security: GATTSecurityOptions
+
     func run() async throws {
-        await peripheral.withPeripheral { gatt, services, _ in
+        await peripheral.withEnginePeripheral(security: security) { gatt, services, _ in
             let target = services.valueHandle(for: handle.value)
-            let value = single ? try await gatt.read(handle: target) : try await gatt.readLong(handle: target)
-            if single, value.count >= (await gatt.mtu) - 1 {
+            let mtu = await gatt.exchangedMTU
+            let value = try await gatt.read(target, long: !single)
+            if single, value.count >= mtu - 1 {
                 FileHandle.standardError.write(Data("bluewire: note: the value fills the Read Response (ATT_MTU − 1 = \(value.count) bytes) and may be longer: read it without --single\n".utf8))
             }
-            let uuid = services.characteristic(at: target)?.characteristic.uuid ?? services.descriptor(at: target)?.1.uuid
+            let uuid = services.characteristic(at: target)?.characteristic.uuid ?? services.descriptor(at: target)?.uuid
             if json {
                 var w = JSONWriter()
                 w.beginObject()
@@ -82,6 +85,8 @@ struct GATTWriteCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object: handle, length, procedure.")
     var json = false
 
+    @OptionGroup(title: "Security (when the peripheral asks for it)") var security: GATTSecurityOptions
+
     func validate() throws {
         guard let bytes = parseHex(value) else { throw ValidationError("invalid hex value \(value)") }
         guard bytes.count <= 512 else { throw ValidationError("a value holds at most 512 bytes (Core Vol 3 Part F §3.2.9)") }
@@ -89,23 +94,20 @@ struct GATTWriteCommand: AsyncParsableCommand {
 
     func run() async throws {
         let bytes = parseHex(value) ?? []
-        await peripheral.withPeripheral { gatt, services, _ in
+        await peripheral.withEnginePeripheral(security: security) { gatt, services, _ in
             let target = services.valueHandle(for: handle.value)
-            let mtu = await gatt.mtu
-            let how: String
+            let mtu = await gatt.exchangedMTU
+            let procedure: EngineGATTClient.WriteProcedure
             if withoutResponse {
                 guard bytes.count <= mtu - 3 else {
                     throw CLIError("a Write Command carries at most \(mtu - 3) bytes at ATT_MTU \(mtu): \(bytes.count) given (leave out --without-response for a long write)")
                 }
-                try await gatt.writeWithoutResponse(bytes, to: target)
-                how = "write command"
-            } else if bytes.count > mtu - 3 {
-                try await gatt.writeLong(bytes, to: target)
-                how = "prepared writes"
+                procedure = .writeCommand
             } else {
-                try await gatt.write(bytes, to: target)
-                how = "write request"
+                procedure = bytes.count > mtu - 3 ? .preparedWrites : .writeRequest
             }
+            try await gatt.write(bytes, to: target, procedure: procedure)
+            let how = procedure.rawValue
             let handleText = "0x" + hex(target, width: 4)
             if json {
                 var w = JSONWriter()
@@ -147,13 +149,15 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per value.")
     var json = false
 
+    @OptionGroup(title: "Security (when the peripheral asks for it)") var security: GATTSecurityOptions
+
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
     }
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
-        await peripheral.withPeripheral { gatt, services, interrupts in
+        await peripheral.withEnginePeripheral(security: security) { gatt, services, interrupts in
             guard let found = services.characteristic(at: handle.value) else {
                 throw CLIError("no characteristic at \(handle)")
             }
@@ -162,22 +166,30 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
                 // The handle as the user typed it (value or declaration), the property by its name.
                 throw CLIError("characteristic 0x\(hex(handle.value, width: 4)) does not support \(indicate ? "Indicate" : "Notify")")
             }
-            let subscription = try await gatt.subscribe(to: found.characteristic, indications: indicate)
-            let receiving = Task { () throws(GATTError) -> Int in
+            // Listening before the CCCD is written: no value sent right after it is missed.
+            let values = await gatt.values(of: found.characteristic.valueHandle)
+            try await gatt.configure(found, indications: indicate, enable: true)
+            let mtu = await gatt.exchangedMTU
+            let count = self.count
+            let receiving = Task { () throws(GATTFailure) -> Int in
                 var received = 0
-                let mtu = await gatt.mtu
                 var warned = false
-                for try await notification in subscription {
+                for await value in values {
+                    guard case .value(let bytes, let isIndication) = value else {
+                        if case .disconnected(let reason) = value { throw GATTFailure("disconnected: \(reason)") }
+                        break
+                    }
                     received += 1
                     // A notification or indication carries at most ATT_MTU − 3 octets of the value
                     // (Core Vol 3 Part F §3.4.7.1, §3.4.7.2): a full one may have been cut. Said
                     // once, on stderr.
-                    if !warned && notification.value.count >= mtu - 3 {
+                    if !warned && bytes.count >= mtu - 3 {
                         warned = true
                         FileHandle.standardError.write(Data("bluewire: note: a value fills ATT_MTU − 3 = \(mtu - 3) bytes and may be longer (gatt read gives it whole)\n".utf8))
                     }
                     // Unbuffered: each value is seen as it arrives, also through a pipe.
-                    FileHandle.standardOutput.write(Data((line(notification, number: received) + "\n").utf8))
+                    let text = line(handle: found.characteristic.valueHandle, bytes, isIndication: isIndication, number: received)
+                    FileHandle.standardOutput.write(Data((text + "\n").utf8))
                     if let count, received >= count { break }
                 }
                 return received
@@ -185,19 +197,19 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
             // Interrupted: stop receiving, then unsubscribe and disconnect as after --count.
             interrupts.replace { receiving.cancel() }
             _ = try await receiving.value
-            try await gatt.unsubscribe(subscription)
+            try await gatt.configure(found, indications: indicate, enable: false)
         }
     }
 
-    private func line(_ notification: GATTNotification, number: Int) -> String {
-        let kind = notification.isIndication ? "indication" : "notification"
-        guard json else { return "0x\(hex(notification.handle, width: 4)) \(kind) \(describeValue(Array(notification.value)))" }
+    private func line(handle: UInt16, _ value: [UInt8], isIndication: Bool, number: Int) -> String {
+        let kind = isIndication ? "indication" : "notification"
+        guard json else { return "0x\(hex(handle, width: 4)) \(kind) \(describeValue(value))" }
         var w = JSONWriter()
         w.beginObject()
-        w.field("handle", "0x" + hex(notification.handle, width: 4))
+        w.field("handle", "0x" + hex(handle, width: 4))
         w.field("kind", kind)
         w.field("number", number)
-        w.field("value", hexString(notification.value))
+        w.field("value", hexString(value))
         w.endObject()
         return w.text
     }

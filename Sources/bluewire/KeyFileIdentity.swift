@@ -1,4 +1,74 @@
 import Bluewire
+import Foundation
+
+/// A bond file as the identity of a command that connects and may pair (`pair`, `gatt read|write|
+/// subscribe`): its bonds go to the engine before connecting, its local address is used again (peers
+/// find their keys by the address they bonded with, Core Vol 3 Part H §2.4.1), and a new bond is
+/// written back to it.
+struct KeyFileIdentity {
+    /// What to do when `--own-address` is not the address the file's bonds were made with.
+    enum Conflict {
+        /// End the command (`pair`, and any command given `--keys` explicitly): the user asked for
+        /// that file.
+        case refuse
+        /// Run without the file: no bonds loaded, none saved (the default file of a command that
+        /// pairs only when a peer asks).
+        case leaveOut
+    }
+
+    let path: String
+    let contents: KeyFile.Contents
+    /// False when `--own-address` belongs to another identity and the file was left out.
+    let inUse: Bool
+
+    /// Loads the file (a damaged one ends the command with status 1, naming it). Without
+    /// `--own-address`, `live` takes the file's local address.
+    static func open(_ options: KeyFileOptions, live: inout LiveOptions, conflict: Conflict) -> KeyFileIdentity {
+        let path = options.path
+        let contents: KeyFile.Contents
+        do {
+            contents = try KeyFile.load(path)
+        } catch {
+            fail("\(error)")
+        }
+        var inUse = true
+        if let stored = contents.localAddress {
+            if let own = live.address {
+                if let parsed = BluetoothAddress(parsing: own), parsed.value != stored.value, !contents.bonds.isEmpty {
+                    switch conflict {
+                    case .refuse:
+                        fail("bond file \(path) holds the bonds of local address \(KeyFile.addressText(stored)), "
+                            + "not --own-address \(own): give another --keys file for another identity")
+                    case .leaveOut:
+                        inUse = false
+                    }
+                }
+            } else {
+                live.address = stored.hexString
+            }
+        }
+        return KeyFileIdentity(path: path, contents: contents, inUse: inUse)
+    }
+
+    /// The bonds to hand the engine before connecting.
+    var bonds: [HostBond] { inUse ? contents.bonds : [] }
+
+    /// Whether the file holds a bond with `peer` (the link is then encrypted with it, not paired).
+    func hasBond(with peer: BluetoothAddress) -> Bool {
+        bonds.contains { $0.peer.value == peer.value }
+    }
+
+    /// Writes the engine's bond with `peer` to the file, replacing an older one with the same peer and
+    /// keeping the other peers' bonds, with the host's local address. Nothing when the file is not in
+    /// use or the engine holds no bond with `peer`.
+    func save(from host: EngineHost, peer: BluetoothAddress) async throws(CLIError) {
+        guard inUse else { return }
+        let new = await host.bonds.filter { $0.peer.value == peer.value }
+        guard !new.isEmpty else { return }
+        let others = contents.bonds.filter { $0.peer.value != peer.value }
+        try KeyFile.save(others + new, localAddress: await host.localAddress, to: path)
+    }
+}
 
 extension KeyFile {
     /// Peers find their keys by our address: a bond file is one local identity and brings the address

@@ -70,17 +70,20 @@ struct LiveOptions: ParsableArguments {
         return host
     }
 
-    /// Whether the capture's next host packet, right after bring-up, is the scan disable with which
-    /// `clearControllerLeftovers()` starts (LE Set Scan Enable 0x200C or LE Set Extended Scan Enable
-    /// 0x2042, Core Vol 4 Part E §7.8.11, §7.8.65).
-    /// The transport (with `--capture`), as an `EngineHost`: commands whose features live only in
-    /// the host engine so far (`pair`, `serve`). Not started. On `replay:FILE` the capture is the controller.
-    func startEngineHost(connectionTimeout: TimeSpan) async throws -> EngineHost {
+    /// The transport (with `--capture`, and a packet log with `--verbose`), as an `EngineHost`: the
+    /// commands that run on the host engine (`pair`, `l2cap`, `serve`, `gatt read|write|subscribe`...). Not
+    /// started. `replayable` commands run on a `replay:` transport too, their timers in the capture's
+    /// time; the others refuse it (a pairing's random values never match a capture).
+    /// `adjust` changes the engine's configuration (ATT_MTU, client features...) before the host is made.
+    func startEngineHost(
+        connectionTimeout: TimeSpan, replayable: Bool = true, adjust: (inout HostEngineConfiguration) -> Void = { _ in }
+    ) async throws -> EngineHost {
         let spec = try TransportSpec.resolve(transport)
         var base: any HCITransport
         var clock: any HostClock = SystemHostClock()
         if case .replay(let path) = spec {
             // The capture is the controller; timers run in its time (as `startHost` does).
+            guard replayable else { throw CLIError("this command does not run on a replay: a pairing's random values never match a capture") }
             base = try await LiveOptions.openReplay(path)
             if let replay = base as? ReplayTransport { clock = replay.hostClock }
         } else {
@@ -91,6 +94,11 @@ struct LiveOptions: ParsableArguments {
             }
         }
         if let capture { base = try CaptureTap(wrapping: base, path: capture) }
+        if verbose {
+            var logger = Logger(label: "bluewire")
+            logger.logLevel = .trace
+            base = PacketLogTap(wrapping: base, logger: logger)
+        }
         var own = BluetoothAddress.randomStatic(UInt64.random(in: 0...0x3FFF_FFFF_FFFF))
         if let address {
             guard let parsed = BluetoothAddress(parsing: address) else {
@@ -100,9 +108,13 @@ struct LiveOptions: ParsableArguments {
         }
         var configuration = HostEngineConfiguration(randomAddress: own)
         configuration.connectionTimeout = connectionTimeout
+        adjust(&configuration)
         return EngineHost(transport: base, configuration: configuration, clock: clock)
     }
 
+    /// Whether the capture's next host packet, right after bring-up, is the scan disable with which
+    /// `clearControllerLeftovers()` starts (LE Set Scan Enable 0x200C or LE Set Extended Scan Enable
+    /// 0x2042, Core Vol 4 Part E §7.8.11, §7.8.65).
     static func recordedLeftoverClearing(_ replay: ReplayTransport) async -> Bool {
         guard let next = await replay.unsentPackets.first?.packet, next.type == .command, next.payload.count >= 2 else { return false }
         let opcode = UInt16(next.payload[next.payload.startIndex]) | UInt16(next.payload[next.payload.startIndex + 1]) << 8

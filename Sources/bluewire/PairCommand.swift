@@ -23,27 +23,8 @@ struct PairCommand: AsyncParsableCommand {
 
     @OptionGroup var live: LiveOptions
 
-    @Option(name: .long, help: ArgumentHelp(
-        "display-only, display-yes-no, keyboard-only, no-input-no-output or keyboard-display.", valueName: "capability"))
-    var io: String = "keyboard-display"
-
-    @Flag(name: .long, help: "Require man-in-the-middle protection (an authenticated key).")
-    var mitm = false
-
-    @Flag(name: .long, help: "Use legacy pairing only (no LE Secure Connections).")
-    var legacy = false
-
-    @Flag(name: .customLong("sc-only"), help: "Refuse anything but LE Secure Connections.")
-    var secureConnectionsOnly = false
-
-    @Flag(name: .customLong("no-bond"), help: "Do not ask for bonding (no keys distributed).")
-    var noBond = false
-
-    @Option(name: .long, help: ArgumentHelp("Answer a passkey request with this number (0-999999).", valueName: "passkey"))
-    var passkey: UInt32?
-
-    @Flag(name: .long, help: "Accept numeric comparison without asking.")
-    var yes = false
+    /// --io, --mitm, --legacy, --sc-only, --no-bond, --passkey, --yes.
+    @OptionGroup var pairing: PairingOptions
 
     @Flag(name: .long, help: "Print the result as one JSON object.")
     var json = false
@@ -54,76 +35,40 @@ struct PairCommand: AsyncParsableCommand {
     /// `--keys FILE`: bonds found there are encrypted with their stored key; a new bond is saved there.
     @OptionGroup var keyFile: KeyFileOptions
 
-    static let capabilities: [String: IOCapability] = [
-        "display-only": .displayOnly, "display-yes-no": .displayYesNo, "keyboard-only": .keyboardOnly,
-        "no-input-no-output": .noInputNoOutput, "keyboard-display": .keyboardDisplay,
-    ]
-
     var peer: BluetoothAddress {
         get throws { try parsePeerAddress(address) }
     }
 
     func validate() throws {
         _ = try peer
-        guard Self.capabilities[io] != nil else {
-            throw ValidationError("unknown --io \(io): expected one of \(Self.capabilities.keys.sorted().joined(separator: ", "))")
-        }
-        if let passkey, passkey > 999_999 { throw ValidationError("--passkey must be between 0 and 999999") }
-        if legacy && secureConnectionsOnly { throw ValidationError("--legacy and --sc-only exclude each other") }
         guard connectTimeout > 0 && connectTimeout <= 3600 else { throw ValidationError("--connect-timeout must be between 0 and 3600 seconds") }
-    }
-
-    var pairing: PairingConfiguration {
-        var configuration = PairingConfiguration(ioCapability: Self.capabilities[io] ?? .keyboardDisplay)
-        configuration.mitmRequired = mitm
-        configuration.secureConnections = !legacy
-        configuration.secureConnectionsOnly = secureConnectionsOnly
-        configuration.bonding = !noBond
-        return configuration
     }
 
     func run() async throws {
         let peer = try self.peer
-        let security = HostSecurityConfiguration(pairing: pairing, crypto: SMPCrypto(SwiftCryptoSMP()))
-        let keysPath = keyFile.path
-        let contents: KeyFile.Contents
-        do {
-            contents = try KeyFile.load(keysPath)
-        } catch {
-            fail("\(error)")
-        }
-        let stored = contents.bonds
+        let security = pairing.security
         var live = self.live
         // Peers find their keys by our address: a bond file is one local identity, and brings the
         // address its bonds were made with.
-        if let storedAddress = contents.localAddress {
-            if let own = live.address {
-                if let parsed = BluetoothAddress(parsing: own), parsed.value != storedAddress.value, !stored.isEmpty {
-                    fail("bond file \(keysPath) holds the bonds of local address \(KeyFile.addressText(storedAddress)), "
-                        + "not --own-address \(own): give another --keys file for another identity")
-                }
-            } else {
-                live.address = storedAddress.hexString
-            }
-        }
+        let identity = KeyFileIdentity.open(keyFile, live: &live, conflict: .refuse)
+        let keysPath = identity.path
+        let stored = identity.bonds
         let (host, session, link, interrupts) = await connectWithEngine(live: live, peer: peer, connectTimeout: connectTimeout) { host in
             await host.configureSecurity(security)
             await host.addBonds(stored)
             // Set before the connection, so no prompt is missed.
-            await host.setPairingDelegate(TerminalPairingDelegate(passkey: passkey, acceptsComparison: yes, peerRole: "the peripheral"))
+            await host.setPairingDelegate(pairing.delegate(peerRole: "the peripheral"))
         }
         defer { interrupts.cancel() }
         // Bonded already: encrypt with the stored key (Core Vol 3 Part H §2.4.4), no pairing.
-        let reuse = stored.contains { $0.peer.value == link.peer.value }
+        let reuse = identity.hasBond(with: link.peer)
         let outcome = await host.perform(reuse ? .encrypt(connection: link.handle) : .pair(connection: link.handle))
         let bond = await host.bonds.first { $0.peer == link.peer }
         await session.finish()
-        if case .success(.secured) = outcome, !reuse, !noBond, bond != nil {
+        if case .success(.secured) = outcome, !reuse, !pairing.noBond, bond != nil {
             do {
                 // Other peers' bonds in the file are kept; this peer's is replaced.
-                let others = stored.filter { $0.peer.value != link.peer.value }
-                let new = await host.bonds.filter { $0.peer.value == link.peer.value }
-                try KeyFile.save(others + new, localAddress: await host.localAddress, to: keysPath)
+                try await identity.save(from: host, peer: link.peer)
             } catch {
                 fail("\(error)")
             }
