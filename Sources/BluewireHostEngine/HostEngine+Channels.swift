@@ -227,6 +227,13 @@ extension HostEngine {
     /// Fires every signaling timeout due: a connection request unanswered fails, a disconnection
     /// unanswered completes anyway.
     mutating func advanceChannelTimers() {
+        // Looked for first, then acted on in handle order: a packet with no channel timer due
+        // (every packet, nearly) sorts nothing and allocates nothing here.
+        let now = self.now
+        guard links.values.contains(where: { link in link.channels.manager.deadline.map { $0 <= now } ?? false }) else {
+            advanceEATTTimers()
+            return
+        }
         for handle in links.keys.sorted() {
             guard let index = links.index(forKey: handle), let deadline = links.values[index].channels.manager.deadline,
                   deadline <= now

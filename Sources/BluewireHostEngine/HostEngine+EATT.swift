@@ -77,6 +77,11 @@ extension HostEngine {
 
     /// Fires the ATT transaction timeouts of EATT bearers.
     mutating func advanceEATTTimers() {
+        // As for the channels: nothing sorted or allocated unless a bearer's ATT timer is due.
+        let now = self.now
+        guard links.values.contains(where: { link in
+            link.channels.eattBearers.values.contains { bearer in bearer.deadline.map { $0 <= now } ?? false }
+        }) else { return }
         for handle in links.keys.sorted() {
             guard let cids = links[handle]?.channels.eattBearers.keys.sorted() else { continue }
             for cid in cids {
