@@ -19,15 +19,7 @@ func connectWithEngine(
     await configure(host)
     let session = EngineLinkSession(host: host)
     let interrupts = CommandInterrupts { Task { await session.interrupt() } }
-    switch await host.perform(.start) {
-    case .success: break
-    case .failure(let error):
-        await host.close()
-        fail("controller bring-up failed: \(error)")
-    }
-    // What a previous program left (bumble's Reset clears nothing): a pending connection
-    // attempt would make ours Command Disallowed.
-    _ = await host.perform(.clearControllerLeftovers)
+    await host.bringUpForCommand()
     switch await host.perform(.connect(peer, LEConnectionParameters())) {
     case .success(.connected(let connection)):
         await session.connected(connection.handle)

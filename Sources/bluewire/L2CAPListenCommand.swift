@@ -64,11 +64,7 @@ struct L2CAPListenCommand: AsyncParsableCommand {
             }
         }
         defer { watcher.cancel() }
-        if case .failure(let error) = await host.perform(.start) {
-            await host.close()
-            fail("controller bring-up failed: \(error)")
-        }
-        _ = await host.perform(.clearControllerLeftovers)
+        await host.bringUpForCommand()
         let listener: L2CAPChannelListener
         do {
             listener = try await host.listen(psm: spsm, mtu: options.mtu, mps: options.mps, credits: options.credits)

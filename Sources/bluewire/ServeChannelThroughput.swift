@@ -23,12 +23,7 @@ enum ServeChannelThroughput {
         let links = ServeChannelLinks()
         // Subscribed before advertising, so the first central's connection is not missed.
         let events = await host.events()
-        if case .failure(let error) = await host.perform(.start) {
-            await host.close()
-            fail("controller bring-up failed: \(error)")
-        }
-        // What a previous program left (bumble's Reset clears nothing).
-        _ = await host.perform(.clearControllerLeftovers)
+        await host.bringUpForCommand()
         let listener: L2CAPChannelListener
         do {
             listener = try await host.listen(psm: psm)

@@ -45,12 +45,7 @@ enum ServeDatabase {
         await host.setDatabase(database)
         // Subscribed before advertising, so the first central's connection is not missed.
         let events = await host.events()
-        if case .failure(let error) = await host.perform(.start) {
-            await host.close()
-            fail("controller bring-up failed: \(error)")
-        }
-        // What a previous program left (bumble's Reset clears nothing).
-        _ = await host.perform(.clearControllerLeftovers)
+        await host.bringUpForCommand()
         let advertisement: HostAdvertisement
         do {
             // Laid out for legacy PDUs (name shortened into the data, complete in the scan response).
@@ -91,22 +86,12 @@ enum ServeDatabase {
     /// closed; false if the disconnections did not complete within `timeout` (closed anyway).
     static func shutDown(_ host: EngineHost, centrals: [UInt16], within timeout: Duration) async -> Bool {
         _ = await host.perform(.stopAdvertising)
-        let completed = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await withTaskGroup(of: Void.self) { disconnections in
-                    for handle in centrals {
-                        disconnections.addTask { _ = await host.perform(.disconnect(handle: handle, reason: .remoteUserTerminatedConnection)) }
-                    }
+        let completed = await finishes(within: timeout) {
+            await withTaskGroup(of: Void.self) { disconnections in
+                for handle in centrals {
+                    disconnections.addTask { _ = await host.perform(.disconnect(handle: handle, reason: .remoteUserTerminatedConnection)) }
                 }
-                return true
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
         }
         await host.close()
         return completed

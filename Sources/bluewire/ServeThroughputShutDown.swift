@@ -8,22 +8,12 @@ enum ServeThroughputShutDown {
     /// disconnections did not complete within `timeout` (the Host is closed anyway).
     static func shutDown(_ host: BluetoothHost, within timeout: Duration) async -> Bool {
         try? await host.stopAdvertising()
-        let completed = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await withTaskGroup(of: Void.self) { disconnections in
-                    for connection in await host.connections {
-                        disconnections.addTask { try? await connection.disconnect() }
-                    }
+        let completed = await finishes(within: timeout) {
+            await withTaskGroup(of: Void.self) { disconnections in
+                for connection in await host.connections {
+                    disconnections.addTask { try? await connection.disconnect() }
                 }
-                return true
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
         }
         await host.close()
         return completed

@@ -1,0 +1,33 @@
+import Bluewire
+
+extension EngineHost {
+    /// A command's start on the engine host: bring-up (Reset and the rest, Docs/Design.md), then
+    /// clearing what a previous program left on the controller (bumble's Reset clears nothing, and a
+    /// pending connection attempt, a scan or advertising left on would make ours Command Disallowed).
+    /// A failed bring-up closes the host and ends the process with status 1, naming the reason.
+    func bringUpForCommand() async {
+        if case .failure(let error) = await perform(.start) {
+            await close()
+            fail("controller bring-up failed: \(error)")
+        }
+        _ = await perform(.clearControllerLeftovers)
+    }
+}
+
+/// Runs `work` and says whether it finished within `timeout`; when the timeout comes first the work
+/// is cancelled and false returned (a shutdown that must not hang on a peer that stopped answering).
+func finishes(within timeout: Duration, _ work: @escaping @Sendable () async -> Void) async -> Bool {
+    await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            await work()
+            return true
+        }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+}
