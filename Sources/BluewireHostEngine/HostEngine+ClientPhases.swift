@@ -1,3 +1,4 @@
+import BluewireATT
 import BluewireGATT
 
 // Left out of builds with BLUEWIRE_NO_CENTRAL (the peripheral firmware image): no GATT client.
