@@ -34,6 +34,16 @@ Centrals take commands on standard input, one JSON object per line, each with "c
                               client); from then on every ATT PDU received is {"att": HEX} and
                               bypasses bumble's GATT client (no automatic confirmations)
     {"op": "disconnect"}                              -> {"disconnected": REASON}
+    "connect" may name another "address" (random) and a "timeout" in seconds -> {"connect_timeout": ADDRESS}
+    {"op": "scan", "name": NAME}                      active scan: {"advertisement": ADDRESS, "name",
+                              "resolvable": BOOL, "identity": ADDRESS|null} once per advertiser address
+                              ("identity": what the IRKs in the key store resolve it to)
+    {"op": "stop_scan"}                               -> {"scanning": false}
+    {"op": "connect_identity", "address": IDENTITY, "timeout": 2, "attempts": 5}
+                              connect by identity address with bumble's host-side resolver (after
+                              refresh_resolving_list): scans until a private address resolves to IDENTITY,
+                              connects to it; a timeout ({"connect_timeout", "attempt"}) scans again ->
+                              {"connected": IDENTITY, "rpa": PRIVATE ADDRESS, "attempt": N, "handle": H}
 
 GATT file: {"services": [{"uuid": "180D", "characteristics": [
     {"uuid": "2A37", "properties": ["READ", "NOTIFY"], "value": "0001"}]}]}
@@ -65,8 +75,8 @@ import signal
 import socket
 import sys
 
-from bumble import att, hci
-from bumble.core import UUID
+from bumble import att, core, hci
+from bumble.core import UUID, AdvertisingData
 from bumble.controller import Controller
 from bumble.device import AdvertisingEventProperties, AdvertisingParameters, Device, Peer
 from bumble.gatt import Characteristic, Service
@@ -271,15 +281,48 @@ class Central:
         self.index, self.device, self.address = index, device, address
         self.connection, self.peer, self.raw = None, None, False
         self.delegate = None
+        # The advertisement listener of a running "scan".
+        self.scanner = None
 
     def emit(self, payload):
         emit('EVENT', {'central': self.index, **payload})
 
-    async def connect(self, discover=True, mtu=None):
-        self.connection = await self.device.connect(hci.Address(self.address, hci.Address.RANDOM_DEVICE_ADDRESS),
-                                                    own_address_type=hci.OwnAddressType.RANDOM)
+    async def connect(self, discover=True, mtu=None, address=None, timeout=None):
+        target = address or self.address
+        try:
+            self.connection = await self.device.connect(hci.Address(target, hci.Address.RANDOM_DEVICE_ADDRESS),
+                                                        own_address_type=hci.OwnAddressType.RANDOM, timeout=timeout)
+        except core.TimeoutError:
+            self.emit({'connect_timeout': target})
+            return
+        await self.connected(discover, mtu, target)
+
+    async def connect_identity(self, identity, timeout, attempts):
+        """Connects by identity address the way bumble's host does it (Core Vol 3 Part C §10.8.2.3): with the
+        IRK bonding stored, Device.connect scans until an advertiser's resolvable private address resolves
+        to the identity (find_peer_by_identity_address), then connects to that private address. The
+        advertiser may replace its address between the scan and the connection (bumble resolves in the host,
+        not in the controller's resolving list), so each attempt waits `timeout` seconds and scans again."""
+        await self.device.refresh_resolving_list()
+        target = hci.Address(identity, hci.Address.RANDOM_DEVICE_ADDRESS)
+        if self.device.address_resolver is None or not self.device.address_resolver.can_resolve_to(target):
+            self.emit({'error': f'no IRK for {identity}'})
+            return
+        for attempt in range(1, attempts + 1):
+            try:
+                self.connection = await self.device.connect(target, own_address_type=hci.OwnAddressType.RANDOM,
+                                                            timeout=timeout)
+            except core.TimeoutError:
+                self.emit({'connect_timeout': identity, 'attempt': attempt})
+                continue
+            resolvable = self.connection.peer_resolvable_address
+            await self.connected(False, None, self.connection.peer_address.to_string(False),
+                                 rpa=resolvable.to_string(False) if resolvable else None, attempt=attempt)
+            return
+
+    async def connected(self, discover, mtu, address, **extra):
         self.connection.on('disconnection', lambda reason: self.emit({'disconnected': int(reason)}))
-        self.emit({'connected': self.address, 'handle': self.connection.handle})
+        self.emit({'connected': address, 'handle': self.connection.handle, **extra})
         if self.delegate:
             watch_security(self.connection, self.emit, pair_on_request=True)
         self.peer = Peer(self.connection)
@@ -287,6 +330,36 @@ class Central:
             self.emit({'mtu': await self.peer.request_mtu(mtu)})
         if discover:
             await self.discover()
+
+    async def scan(self, name):
+        """Active scanning: one EVENT {"advertisement": ADDRESS, "name": NAME, "identity": ADDRESS|null} per
+        advertiser address (with `name`, only advertisers of that complete local name); "identity" is what
+        the Device's resolver (the IRKs in its key store) resolves a resolvable private address to."""
+        seen = set()
+
+        def on_advertisement(advertisement):
+            address = advertisement.address
+            key = address.to_string(False)
+            local_name = advertisement.data.get(AdvertisingData.COMPLETE_LOCAL_NAME)
+            if (name is not None and local_name != name) or key in seen:
+                return
+            seen.add(key)
+            resolved = None
+            if address.is_resolvable and self.device.address_resolver is not None:
+                resolved = self.device.address_resolver.resolve(address)
+            self.emit({'advertisement': key, 'name': local_name,
+                       'resolvable': bool(address.is_resolvable),
+                       'identity': resolved.to_string(False) if resolved else None})
+        self.scanner = on_advertisement
+        self.device.on('advertisement', on_advertisement)
+        await self.device.start_scanning()
+
+    async def stop_scan(self):
+        if self.scanner is not None:
+            self.device.remove_listener('advertisement', self.scanner)
+            self.scanner = None
+        await self.device.stop_scanning()
+        self.emit({'scanning': False})
 
     async def discover(self):
         peer = self.peer
@@ -310,7 +383,14 @@ class Central:
     async def command(self, request):
         op = request['op']
         if op == 'connect':
-            await self.connect(request.get('discover', True), request.get('mtu'))
+            await self.connect(request.get('discover', True), request.get('mtu'), request.get('address'),
+                               request.get('timeout'))
+        elif op == 'connect_identity':
+            await self.connect_identity(request['address'], request.get('timeout', 2), request.get('attempts', 5))
+        elif op == 'scan':
+            await self.scan(request.get('name'))
+        elif op == 'stop_scan':
+            await self.stop_scan()
         elif op == 'read':
             handle = request['handle']
             try:
