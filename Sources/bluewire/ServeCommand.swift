@@ -30,6 +30,11 @@ struct ServeCommand: AsyncParsableCommand {
             loaded at start, so a bonded central reconnects encrypted without pairing, and saved after \
             each pairing; without it bonds last as long as the process.
 
+            --privacy advertises from resolvable private addresses made with a local IRK, a new one every \
+            --rpa-rotation seconds (default 900); a central that bonds gets the IRK and the identity address \
+            and resolves the later ones. The IRK is the one the --keys file's bonds distributed, else a new \
+            one (kept in the file with the first bond; without --keys, for this run only).
+
             --throughput serves the peer of `bluewire throughput` instead of a database. With --psm P it \
             is the peer of `bluewire throughput --mode l2cap --psm P`: it advertises, accepts LE credit based \
             channels on SPSM P and on each one sends SDUs (the channel's peer MTU, or --sdu-length octets) \
@@ -66,6 +71,9 @@ struct ServeCommand: AsyncParsableCommand {
     /// How a central may pair (`pair`'s options, with --passkey/--yes for the user's part).
     @OptionGroup(title: "Pairing (with --db)") var pairing: ServePairingOptions
 
+    /// Local privacy: resolvable private addresses while advertising.
+    @OptionGroup(title: "Privacy (with --db)") var privacy: ServePrivacyOptions
+
     /// `--keys FILE`: bonds loaded at start (a bonded central encrypts without pairing) and saved after
     /// pairing. Unlike `pair`, no default store: serve adopts the file's local address, which a script
     /// serving with its own --own-address must not find imposed by bonds made elsewhere.
@@ -79,6 +87,7 @@ struct ServeCommand: AsyncParsableCommand {
         if throughput && (!pairing.isDefault || keys != nil) {
             throw ValidationError("pairing options and --keys are for --db")
         }
+        if throughput && privacy.privacy { throw ValidationError("--privacy is for --db") }
         if let psm {
             guard throughput else { throw ValidationError("--psm is for --throughput") }
             guard parseSPSM(psm) != nil else { throw ValidationError("invalid PSM \(psm): expected a number such as 0x0080") }
@@ -110,7 +119,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         await ServeDatabase.run(database, ServeDatabase.Options(
             name: name, maxConnections: maxConnections, json: json, live: live, pairing: pairing,
-            keysPath: keys))
+            keysPath: keys, privacy: privacy))
     }
 }
 

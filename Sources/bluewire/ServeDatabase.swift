@@ -15,6 +15,8 @@ enum ServeDatabase {
         var pairing: ServePairingOptions
         /// `--keys FILE` when given: bonds loaded at start, written after each bonding pairing.
         var keysPath: String?
+        /// `--privacy`, `--rpa-rotation`.
+        var privacy = ServePrivacyOptions()
     }
 
     static func run(_ database: GATTDatabase, _ options: Options) async {
@@ -37,7 +39,11 @@ enum ServeDatabase {
         } catch {
             fail("\(error)")
         }
-        await host.configureSecurity(HostSecurityConfiguration(pairing: options.pairing.configuration, crypto: SMPCrypto(SwiftCryptoSMP())))
+        var security = HostSecurityConfiguration(pairing: options.pairing.configuration, crypto: SMPCrypto(SwiftCryptoSMP()))
+        if options.privacy.privacy {
+            output.note(options.privacy.apply(to: &security, bonds: stored, identity: await host.localAddress, keysPath: options.keysPath))
+        }
+        await host.configureSecurity(security)
         // Nobody sits at a server: the options answer (a passkey request without --passkey and a
         // comparison without --yes are refused at once rather than left to the 30 s SMP timeout).
         await host.setPairingDelegate(PairingAnswers(passkey: options.pairing.passkey, acceptsComparison: options.pairing.yes))
