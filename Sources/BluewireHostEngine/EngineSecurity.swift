@@ -74,16 +74,7 @@ extension HostEngine {
         let peerSMP = peer.smpAddress
         if let bond = security.bonds.values.first(where: { $0.peerKeys.identityAddress == peerSMP }) { return bond }
         guard peer.randomKind == .resolvablePrivate, let crypto = security.configuration?.crypto else { return nil }
-        // prand is the top 24 bits, hash the bottom 24 (Core Vol 6 Part B §1.3.2.2), most significant first.
-        let prand = [UInt8(truncatingIfNeeded: peer.value >> 40), UInt8(truncatingIfNeeded: peer.value >> 32),
-                     UInt8(truncatingIfNeeded: peer.value >> 24)]
-        let hash = [UInt8(truncatingIfNeeded: peer.value >> 16), UInt8(truncatingIfNeeded: peer.value >> 8),
-                    UInt8(truncatingIfNeeded: peer.value)]
-        for bond in security.bonds.values.sorted(by: { $0.peer < $1.peer }) {
-            guard let irk = bond.peerKeys.identityResolvingKey, irk.count == 16 else { continue }
-            if let computed = try? crypto.ah(irk.reversed(), prand), computed == hash { return bond }
-        }
-        return nil
+        return security.bonds.values.sorted(by: { $0.peer < $1.peer }).first { $0.resolves(peer, crypto: crypto) }
     }
 
     /// The identity address a bond's IRK resolves `address` (a resolvable private address) to, remembered

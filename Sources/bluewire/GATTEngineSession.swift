@@ -74,16 +74,6 @@ extension GATTPeerOptions {
     /// A pairing during the command left a bond the file does not hold yet: written there (or, when
     /// the file was left out for another `--own-address`, said so).
     func saveNewBond(_ identity: KeyFileIdentity, host: EngineHost, peer: BluetoothAddress) async {
-        guard let bond = await host.bonds.first(where: { $0.peer.value == peer.value }),
-              !identity.contents.bonds.contains(bond) else { return }
-        guard identity.inUse else {
-            FileHandle.standardError.write(Data("bluewire: note: the bond was not saved: \(identity.path) holds the bonds of another local address than --own-address\n".utf8))
-            return
-        }
-        do {
-            try await identity.save(from: host, peer: peer)
-        } catch {
-            fail("\(error)")
-        }
+        await identity.saveNewBond(from: host, peer: peer)
     }
 }

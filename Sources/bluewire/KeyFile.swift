@@ -6,8 +6,8 @@ import Foundation
     import Glibc
 #endif
 
-/// `--keys FILE`: the bond store of one local identity (Docs/BondFormat.md), shared by `pair` and
-/// `bonds`. Default: `$XDG_DATA_HOME/bluewire/keys.json`, or `~/.local/share/bluewire/keys.json`
+/// `--keys FILE`: the bond store of one local identity (Docs/BondFormat.md), shared by `pair`,
+/// `bonds`, `gatt`, `serve`, `l2cap` and `scan` (which only reads its peers' IRKs). Default: `$XDG_DATA_HOME/bluewire/keys.json`, or `~/.local/share/bluewire/keys.json`
 /// when `XDG_DATA_HOME` is unset, empty or not absolute (the XDG Base Directory rule).
 struct KeyFileOptions: ParsableArguments {
     @Option(name: .customLong("keys"), help: ArgumentHelp(

@@ -17,6 +17,14 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
             (status 0); the peer closing the channel ends with status 0 too; a refusal, a lost link or \
             any other error with status 1 and the reason by name; SIGINT/SIGTERM disconnects and ends \
             with status 130.
+
+            Security: the bonds of the --keys file go to the host before connecting, and a peripheral \
+            the file holds a bond with is encrypted with it before the channel opens (no pairing). A \
+            channel refused for security (Insufficient Authentication 0x0005, Encryption Key Size Too \
+            Short 0x0007 or Insufficient Encryption 0x0008) makes the command pair with the pairing \
+            options, as `pair` does, and ask once more; a new bond is saved to the file. Stdin carries \
+            the channel: a passkey the peripheral shows is given with --passkey, a comparison accepted \
+            with --yes (without them those pairings are refused).
             """
     )
 
@@ -30,6 +38,8 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
 
     @OptionGroup var options: L2CAPNetcatOptions
 
+    @OptionGroup var security: L2CAPSecurityOptions
+
     @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds to wait for the connection.", valueName: "seconds"))
     var connectTimeout: Double = 10
 
@@ -41,20 +51,44 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let peer = BluetoothAddress(parsing: address), let spsm = parseSPSM(psm) else { throw ValidationError("invalid arguments") }
-        let (host, session, link, interrupts) = await connectWithEngine(live: live, peer: peer, connectTimeout: connectTimeout)
+        var live = self.live
+        let identity = security.identity(live: &live)
+        let stored = identity.bonds
+        let security = self.security
+        let (host, session, link, interrupts) = await connectWithEngine(live: live, peer: peer, connectTimeout: connectTimeout) { host in
+            await security.configure(host, bonds: stored, peerRole: "the peripheral")
+        }
         defer { interrupts.cancel() }
         if options.json { say(JSONLine.make(["event": "connected", "address": "\(peer)"])) }
+        let linkSecurity = L2CAPLinkSecurity(host: host, session: session, link: link, identity: identity, json: options.json)
+        // Bonded already: encrypted with the stored key before the channel is asked for (Core Vol 3
+        // Part H §2.4.4), so a peripheral that requires security accepts it at once.
+        if identity.hasBond(for: link) { await linkSecurity.encryptWithBond() }
         let channel: L2CAPChannel
-        do {
+        do throws(L2CAPChannelError) {
             channel = try await host.openChannel(
                 connection: link.handle, psm: spsm, mtu: options.mtu, mps: options.mps, credits: options.credits)
         } catch {
-            await session.finish()
-            fail("opening a channel to SPSM 0x\(hex(spsm.rawValue, width: 4)) on \(peer) failed: \(error)")
+            let refusal = "opening a channel to SPSM 0x\(hex(spsm.rawValue, width: 4)) on \(peer) failed: \(error)"
+            guard case .refused(let failure) = error, failure.isForSecurity else {
+                await session.finish()
+                fail(refusal)
+            }
+            // Refused for the link's security (§4.23): pair as `pair` does, then ask once more.
+            await linkSecurity.pair(after: refusal)
+            do throws(L2CAPChannelError) {
+                channel = try await host.openChannel(
+                    connection: link.handle, psm: spsm, mtu: options.mtu, mps: options.mps, credits: options.credits)
+            } catch {
+                await session.finish()
+                fail("opening a channel to SPSM 0x\(hex(spsm.rawValue, width: 4)) on \(peer) after pairing failed: \(error)")
+            }
         }
         L2CAPNetcat.opened(channel, json: options.json)
         let outcome = await L2CAPNetcat.run(channel, options: options)
         await session.finish()
+        // A pairing the peripheral asked for (a Security Request) left a bond too.
+        await identity.saveNewBond(from: host, peer: link.peer)
         switch outcome {
         case .closed: Foundation.exit(0)
         case .failed(let error): fail("channel 0x\(hex(channel.cid, width: 4)): \(error)")

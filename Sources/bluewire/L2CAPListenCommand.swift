@@ -16,6 +16,11 @@ struct L2CAPListenCommand: AsyncParsableCommand {
             with --echo every SDU received is also sent back and stdin is not read. Ends when the channel \
             closes (status 0: by the central, or by us at end of input), on an error (status 1, the reason \
             by name) or on SIGINT/SIGTERM (status 130), with advertising off and every central disconnected.
+
+            Security: the bonds of the --keys file go to the host at start (a bonded central encrypts \
+            without pairing) and, without --own-address, the file's local address is used again (centrals \
+            find their keys by it). A central that pairs does so as the pairing options say (--passkey, \
+            --yes answer its prompts: stdin carries the channel); a new bond is saved to the file.
             """
     )
 
@@ -25,6 +30,8 @@ struct L2CAPListenCommand: AsyncParsableCommand {
     @OptionGroup var live: LiveOptions
 
     @OptionGroup var options: L2CAPNetcatOptions
+
+    @OptionGroup var security: L2CAPSecurityOptions
 
     @Option(name: .long, help: ArgumentHelp("The name to advertise.", valueName: "name"))
     var name: String = "Bluewire-L2CAP"
@@ -38,26 +45,42 @@ struct L2CAPListenCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let spsm = parseSPSM(psm) else { throw ValidationError("invalid PSM") }
+        var live = self.live
+        let identity = security.identity(live: &live)
         let host: EngineHost
         do {
             host = try await live.startEngineHost(connectionTimeout: .seconds(10))
         } catch {
             fail("\(error)")
         }
+        await security.configure(host, bonds: identity.bonds, peerRole: "the central")
         let session = L2CAPListenSession(host: host)
         let interrupts = CommandInterrupts { Task { await session.stop(status: 130) } }
         defer { interrupts.cancel() }
         let events = await host.events()
         let json = options.json
         let watcher = Task {
+            var peers: [UInt16: BluetoothAddress] = [:]
             for await event in events {
                 switch event {
                 case .connected(let connection):
+                    peers[connection.handle] = connection.peer
                     await session.connected(connection.handle)
                     if json { say(JSONLine.make(["event": "connected", "address": "\(connection.peer)"])) } else { note("connected \(connection.peer)") }
                 case .disconnected(let handle, let reason):
                     await session.disconnected(handle)
                     if json { say(JSONLine.make(["event": "disconnected", "reason": "\(reason)"])) } else { note("disconnected: \(reason)") }
+                case .encryptionChanged(_, let level, _):
+                    if json {
+                        say(JSONLine.make(["event": "encrypted", "level": Int(level.rawValue), "level_name": PairOutput.levelName(level)]))
+                    } else {
+                        note("encrypted: \(PairOutput.levelName(level))")
+                    }
+                case .paired(let handle, _, let bonded, _):
+                    if json { say(JSONLine.make(["event": "paired", "bonded": bonded])) } else { note("paired" + (bonded ? ", bonded" : "")) }
+                    if bonded, let peer = peers[handle] { await identity.saveNewBond(from: host, peer: peer) }
+                case .pairingFailed(_, let failure):
+                    if json { say(JSONLine.make(["event": "pairing_failed", "reason": "\(failure)"])) } else { note("pairing failed: \(failure)") }
                 default:
                     break
                 }

@@ -15,11 +15,16 @@ struct ScanCommand: AsyncParsableCommand {
             Each device is shown when first seen and again whenever its advertised content changes \
             (name, services, manufacturer or service data, TX power, appearance, connectability). \
             On a terminal the table is redrawn in place; otherwise one line is appended per change. \
-            The scan runs for --duration seconds (exit status 0), or until interrupted.
+            The scan runs for --duration seconds (exit status 0), or until interrupted. \
+            A resolvable private address that a bond's IRK in the --keys file resolves is shown with \
+            the bonded peer's identity address (identity=..., JSON "identity_address"), so a bonded \
+            phone is recognised whatever private address it uses; the file is only read.
             """
     )
 
     @OptionGroup var live: LiveOptions
+
+    @OptionGroup var keyFile: KeyFileOptions
 
     @Option(help: ArgumentHelp("Stop after this many seconds (default: until interrupted).", valueName: "seconds"))
     var duration: Double?
@@ -71,6 +76,12 @@ struct ScanCommand: AsyncParsableCommand {
         // `bluewire scan --json | head -1` must end quietly, not die of SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let filter = try makeFilter()
+        var resolver: ScanBondResolver
+        do {
+            resolver = try ScanBondResolver.load(keyFile)
+        } catch {
+            fail("\(error)")
+        }
         let host: BluetoothHost
         do {
             host = try await live.startHost()
@@ -87,7 +98,7 @@ struct ScanCommand: AsyncParsableCommand {
         do {
             for try await device in devices {
                 seen.insert(device.address)
-                output.show(device)
+                output.show(resolver.named(device))
             }
         } catch {
             await host.close()

@@ -62,7 +62,7 @@ enum ScanText {
 
     static func fields(_ device: DiscoveredDevice) -> [String] {
         [
-            device.address.hexString,
+            device.address.hexString + (device.identityAddress.map { " = " + KeyFile.addressText($0) } ?? ""),
             addressTypeName(device.addressType),
             device.rssi == ScanText.rssiNotAvailable ? "-" : String(device.rssi),
             device.name.map { printable($0) } ?? "-",
@@ -71,10 +71,13 @@ enum ScanText {
         ]
     }
 
-    /// `C0:11:22:33:44:55 random -50 "Bumble" services=0x180D (Heart Rate) manufacturer=0xFFFF:0102`
+    /// `C0:11:22:33:44:55 random -50 "Bumble" services=0x180D (Heart Rate) manufacturer=0xFFFF:0102`;
+    /// `identity=F9:C3:24:B4:A7:BE/random` after the type when a bond resolves the private address.
     static func line(_ device: DiscoveredDevice) -> String {
         let f = fields(device)
-        var text = "\(f[0]) \(f[1]) " + (device.rssi == rssiNotAvailable ? "rssi=-" : "\(f[2]) dBm")
+        var text = "\(device.address.hexString) \(f[1]) "
+        if let identity = device.identityAddress { text += "identity=\(KeyFile.addressText(identity)) " }
+        text += (device.rssi == rssiNotAvailable ? "rssi=-" : "\(f[2]) dBm")
         if let name = device.name { text += " \"\(printable(name))\"" }
         if !device.serviceUUIDs.isEmpty { text += " services=" + f[4] }
         if !device.manufacturerData.isEmpty { text += " manufacturer=" + f[5] }
@@ -130,6 +133,11 @@ enum ScanJSON {
         json.beginObject()
         json.field("address", device.address.hexString)
         json.field("address_type", ScanText.addressTypeName(device.addressType))
+        // The bonded peer a resolvable private address belongs to (scan --keys), else null.
+        json.key("identity_address")
+        if let identity = device.identityAddress { json.string(identity.hexString) } else { json.null() }
+        json.key("identity_address_type")
+        if let identity = device.identityAddress { json.string(ScanText.addressTypeName(identity.type)) } else { json.null() }
         json.key("rssi")
         if device.rssi == ScanText.rssiNotAvailable { json.null() } else { json.integer(device.rssi) }
         json.key("name")

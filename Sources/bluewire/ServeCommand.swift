@@ -26,14 +26,17 @@ struct ServeCommand: AsyncParsableCommand {
             link: a central reads an encrypted value once it has paired (Insufficient Encryption before), \
             an authenticated one once it has paired with MITM protection. Pairing follows --io and the \
             other pairing options; --passkey N is the passkey serve displays or enters, --yes accepts \
-            Numeric Comparison (without them those requests are refused). With --keys FILE, bonds are \
-            loaded at start, so a bonded central reconnects encrypted without pairing, and saved after \
-            each pairing; without it bonds last as long as the process.
+            Numeric Comparison (without them those requests are refused). Bonds are loaded from the --keys \
+            file at start, so a bonded central reconnects encrypted without pairing, and saved to it after \
+            each bonding pairing; without --own-address serve uses the file's local address again (centrals \
+            find their keys by it). The default file (in the user's data directory) is left out, neither \
+            read nor written, when it holds the bonds of another address than --own-address; a --keys \
+            file given explicitly is then an error.
 
             --privacy advertises from resolvable private addresses made with a local IRK, a new one every \
             --rpa-rotation seconds (default 900); a central that bonds gets the IRK and the identity address \
             and resolves the later ones. The IRK is the one the --keys file's bonds distributed, else a new \
-            one (kept in the file with the first bond; without --keys, for this run only).
+            one (kept in the file with the first bond; when the file is left out, for this run only).
 
             --throughput serves the peer of `bluewire throughput` instead of a database. With --psm P it \
             is the peer of `bluewire throughput --mode l2cap --psm P`: it advertises, accepts LE credit based \
@@ -74,17 +77,14 @@ struct ServeCommand: AsyncParsableCommand {
     /// Local privacy: resolvable private addresses while advertising.
     @OptionGroup(title: "Privacy (with --db)") var privacy: ServePrivacyOptions
 
-    /// `--keys FILE`: bonds loaded at start (a bonded central encrypts without pairing) and saved after
-    /// pairing. Unlike `pair`, no default store: serve adopts the file's local address, which a script
-    /// serving with its own --own-address must not find imposed by bonds made elsewhere.
-    @Option(name: .customLong("keys"), help: ArgumentHelp(
-        "With --db: bond store (JSON, Docs/BondFormat.md) loaded at start and saved after pairing (default: none, bonds last as long as the process).",
-        valueName: "file"))
-    var keys: String?
+    /// `--keys FILE` (with --db): bonds loaded at start (a bonded central encrypts without pairing) and
+    /// saved after pairing; the default file as for `pair` and `gatt`, left out when it belongs to
+    /// another --own-address (a script serving with its own address keeps it).
+    @OptionGroup(title: "Bonds (with --db)") var keyFile: KeyFileOptions
 
     func validate() throws {
         guard (db != nil) != throughput else { throw ValidationError("give either --db FILE or --throughput") }
-        if throughput && (!pairing.isDefault || keys != nil) {
+        if throughput && (!pairing.isDefault || keyFile.keys != nil || keyFile.bonds != nil) {
             throw ValidationError("pairing options and --keys are for --db")
         }
         if throughput && privacy.privacy { throw ValidationError("--privacy is for --db") }
@@ -119,7 +119,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         await ServeDatabase.run(database, ServeDatabase.Options(
             name: name, maxConnections: maxConnections, json: json, live: live, pairing: pairing,
-            keysPath: keys, privacy: privacy))
+            keyFile: keyFile, privacy: privacy))
     }
 }
 

@@ -13,8 +13,8 @@ enum ServeDatabase {
         var json: Bool
         var live: LiveOptions
         var pairing: ServePairingOptions
-        /// `--keys FILE` when given: bonds loaded at start, written after each bonding pairing.
-        var keysPath: String?
+        /// `--keys FILE` (or the default file): bonds loaded at start, written after each bonding pairing.
+        var keyFile: KeyFileOptions
         /// `--privacy`, `--rpa-rotation`.
         var privacy = ServePrivacyOptions()
     }
@@ -22,16 +22,11 @@ enum ServeDatabase {
     static func run(_ database: GATTDatabase, _ options: Options) async {
         let output = ServeOutput(json: options.json)
         var live = options.live
-        var stored: [HostBond] = []
-        if let path = options.keysPath {
-            do {
-                let contents = try KeyFile.load(path)
-                stored = contents.bonds
-                live = try KeyFile.identity(of: contents, path: path, live: live)
-            } catch {
-                fail("\(error)")
-            }
-        }
+        // Peers find their keys by our address: the file brings the address its bonds were made with.
+        // A default file of another --own-address is left out; one the user named is an error.
+        let explicit = options.keyFile.keys != nil || options.keyFile.bonds != nil
+        let identity = KeyFileIdentity.open(options.keyFile, live: &live, conflict: explicit ? .refuse : .leaveOut)
+        let stored = identity.bonds
         let stop = ServeSignals.stopRequests()
         let host: EngineHost
         do {
@@ -41,7 +36,7 @@ enum ServeDatabase {
         }
         var security = HostSecurityConfiguration(pairing: options.pairing.configuration, crypto: SMPCrypto(SwiftCryptoSMP()))
         if options.privacy.privacy {
-            output.note(options.privacy.apply(to: &security, bonds: stored, identity: await host.localAddress, keysPath: options.keysPath))
+            output.note(options.privacy.apply(to: &security, bonds: stored, identity: await host.localAddress, keysPath: identity.inUse ? identity.path : nil))
         }
         await host.configureSecurity(security)
         // Nobody sits at a server: the options answer (a passkey request without --passkey and a
@@ -73,7 +68,7 @@ enum ServeDatabase {
         }
 
         let centrals = ServeCentrals()
-        let loop = ServeEngineLoop(host: host, output: output, centrals: centrals, pairing: options.pairing, keysPath: options.keysPath)
+        let loop = ServeEngineLoop(host: host, output: output, centrals: centrals, pairing: options.pairing, keys: identity)
         // Serve until a signal, or until the host ends (its events finish when the transport closes).
         let signal = await ServeSignals.serve(until: stop) { await loop.run(events) }
         guard let signal else {

@@ -10,7 +10,8 @@ struct ServeEngineLoop: Sendable {
     let output: ServeOutput
     let centrals: ServeCentrals
     let pairing: ServePairingOptions
-    let keysPath: String?
+    /// The bond file: new bonds are saved to it unless it was left out (another local identity).
+    let keys: KeyFileIdentity
 
     func run(_ events: AsyncStream<HostEngineEvent>) async {
         for await event in events {
@@ -72,12 +73,15 @@ struct ServeEngineLoop: Sendable {
         }
     }
 
-    /// Every bond the engine holds (those loaded from the file and the new ones) back to `--keys`.
+    /// Every bond the engine holds (those loaded from the file and the new ones) back to the file.
     func saveBonds() async {
-        guard let keysPath else { return }
+        guard keys.inUse else {
+            output.note("the bond was not saved: \(keys.path) holds the bonds of another local address than --own-address")
+            return
+        }
         do {
-            try KeyFile.save(await host.bonds, localAddress: await host.localAddress, to: keysPath)
-            output.note("bonds saved to \(keysPath)")
+            try KeyFile.save(await host.bonds, localAddress: await host.localAddress, to: keys.path)
+            output.note("bonds saved to \(keys.path)")
         } catch {
             output.note("\(error)")
         }

@@ -9,7 +9,8 @@ import Bluewire
 ///
 /// The IRK: the one the bond file's bonds distributed (their `local.irk`, Docs/BondFormat.md), so that
 /// the centrals bonded by an earlier run still resolve the new addresses; else a new random one, which
-/// the file keeps in the first bond made with it. Without --keys it lasts as long as the process.
+/// the file keeps in the first bond made with it. When the default file is left out (it belongs to
+/// another --own-address), it lasts as long as the process.
 struct ServePrivacyOptions: ParsableArguments {
     @Flag(name: .long, help: "With --db: advertise from resolvable private addresses (local privacy); bonded centrals resolve them to the identity address.")
     var privacy = false
@@ -53,7 +54,7 @@ struct ServePrivacyOptions: ParsableArguments {
         let seconds = rotation ?? Self.defaultRotation
         security.privacy = PrivacyConfiguration(rotationInterval: .seconds(Int64(seconds)))
         let source = reused ? "the IRK of the bonds in \(keysPath ?? "the bond file")"
-            : keysPath.map { "a new IRK, kept in \($0) with the first bond" } ?? "a new IRK for this run (no --keys)"
+            : keysPath.map { "a new IRK, kept in \($0) with the first bond" } ?? "a new IRK for this run (the bond file is left out)"
         return "privacy: resolvable private addresses, a new one every \(seconds) s, from \(source); identity address \(identity.hexString)"
     }
 }

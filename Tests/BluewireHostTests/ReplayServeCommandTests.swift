@@ -47,8 +47,12 @@ struct ReplayServeCommandTests {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
+        // serve's default bond file goes to a directory of this run, never the user's data directory.
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("replay-serve-data-\(UUID().uuidString.prefix(8))")
+        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": data.path]) { $1 }
         try process.run()
         let finish: (Duration) async -> Run = { limit in
+            defer { try? FileManager.default.removeItem(at: data) }
             let pid = process.processIdentifier
             let watchdog = Task {
                 try await Task.sleep(for: limit)

@@ -13,7 +13,11 @@ to each). One more bumble Device runs on the same link:
       --eatt                  also serve GATT on EATT bearers (SPSM 0x0027, bumble's register_eatt):
                               service FFF0 with FFF1 (read: cafe) and FFF2 (read, write: 100 octets
                               0..99); writes are reported as {"write": HANDLE, "value": HEX}
+      --secure                the SPSM refuses a link that is not encrypted with Insufficient
+                              Authentication (0x0005, Core Vol 3 Part A §4.23): {"refusing": RESULT}
     --central ADDRESS         a central that waits for commands on standard input
+    --pairing IO:SC:MITM      the Device pairs as in bumble_link.py (bumble_pairing.py, its EVENT lines);
+                              the central then also takes {"op": "pair"} and {"op": "encrypt"}
     --acl-length N            every controller's LE ACL data packet length (default bumble's 27;
                               251 as with LE Data Length Extension, for bulk transfers)
 
@@ -51,6 +55,7 @@ from bumble.link import LocalLink
 from bumble.transport.common import AsyncPipeSink
 
 from bumble_link import emit, open_host_transport, random_static_address
+from bumble_pairing import configure_pairing, watch_security
 
 
 def mixed_sdus(seed, octets, mtu):
@@ -143,6 +148,10 @@ class Peer:
                 await channel.drain()
                 count += 1
             self.event({'streamed': count, 'octets': request['octets']})
+        elif op == 'pair':
+            await self.connection.pair()
+        elif op == 'encrypt':
+            await self.connection.encrypt()
         elif op == 'close':
             await self.channels[request['channel']].disconnect()
         elif op == 'eatt':
@@ -165,6 +174,25 @@ class Peer:
             await asyncio.gather(*(read(handle) for handle in request['handles']))
         else:
             self.event({'error': f'unknown op {op}'})
+
+
+def refuse_unencrypted(device, psm):
+    """bumble's LE CoC servers take any link: this one refuses an unencrypted link on `psm` with
+    Insufficient Authentication (0x0005, Core Vol 3 Part A §4.23), as a server whose SPSM requires
+    security does."""
+    manager = device.l2cap_channel_manager
+    original = manager.on_l2cap_le_credit_based_connection_request
+    result = l2cap.L2CAP_LE_Credit_Based_Connection_Response.Result.CONNECTION_REFUSED_INSUFFICIENT_AUTHENTICATION
+
+    def on_request(connection, cid, request):
+        if request.le_psm == psm and not connection.is_encrypted:
+            emit('EVENT', {'refusing': int(result)})
+            manager.send_control_frame(connection, cid, l2cap.L2CAP_LE_Credit_Based_Connection_Response(
+                identifier=request.identifier, destination_cid=0, mtu=l2cap.L2CAP_LE_CREDIT_BASED_CONNECTION_DEFAULT_MTU,
+                mps=l2cap.L2CAP_LE_CREDIT_BASED_CONNECTION_DEFAULT_MPS, initial_credits=0, result=result))
+            return
+        original(connection, cid, request)
+    manager.on_l2cap_le_credit_based_connection_request = on_request
 
 
 def read_commands(peer, stop):
@@ -201,6 +229,8 @@ async def main():
     parser.add_argument('--sink', action='store_true')
     parser.add_argument('--record', metavar='PATH')
     parser.add_argument('--acl-length', type=int)
+    parser.add_argument('--secure', action='store_true')
+    parser.add_argument('--pairing', metavar='IO:SC:MITM')
     args = parser.parse_args()
 
     loop = asyncio.get_running_loop()
@@ -229,6 +259,12 @@ async def main():
     device = Device(name=args.name, address=address, host=Host(controller, AsyncPipeSink(controller)))
     await device.power_on()
     peer = Peer(device, args)
+    if args.pairing:
+        report = lambda payload: emit('EVENT', payload)
+        configure_pairing(device, args.pairing, report)
+        device.on('connection', lambda connection: watch_security(connection, report))
+    if args.secure:
+        refuse_unencrypted(device, args.psm)
     try:
         loop.add_reader(sys.stdin.fileno(), read_commands(peer, stop))
     except (PermissionError, ValueError):

@@ -60,7 +60,8 @@ bumble_pairing.py for the EVENT lines it adds); centrals then also take
 and the peripheral takes {"op": "passkey", "value": N} (the passkey its user types).
 
 --privacy makes the peripheral advertise with a resolvable private address (EVENT {"rpa": ADDRESS}; its
-identity address is the READY address); {"op": "rotate"} on stdin gives it a new one.
+identity address is the READY address); {"op": "rotate"} on stdin gives it a new one. --irk HEX (16
+octets, least significant first as SMP carries it) makes those addresses from a known IRK.
 
 --disconnect-on OPCODE[:N] makes the peripheral disconnect (Remote User Terminated Connection)
 instead of answering the N-th (default first) ATT PDU with that opcode (hex, e.g. 0C for Read Blob
@@ -488,6 +489,8 @@ async def main():
     parser.add_argument('--privacy', action='store_true',
                         help='the peripheral advertises with a resolvable private address (EVENT {"rpa": ADDRESS}); '
                              'stdin {"op": "rotate"} makes a new one')
+    parser.add_argument('--irk', metavar='HEX',
+                        help='the IRK --privacy makes its addresses with (16 octets, least significant first)')
     parser.add_argument('--acl-buffer', type=int, metavar='OCTETS',
                         help='host-facing controllers report LE ACL buffers of this length (default 27 x 64)')
     parser.add_argument('--pairing', metavar='IO:SC:MITM',
@@ -539,6 +542,8 @@ async def main():
             # address above) and IRK are what pairing distributes.
             device.le_privacy_enabled = True
             device.le_rpa_timeout = 0
+            if args.irk:
+                device.irk = bytes.fromhex(args.irk)
         if args.peripheral:
             PERIPHERAL['device'] = device
         await device.power_on()

@@ -22,7 +22,8 @@ final class PeripheralProcess: Sendable {
             ?? candidates[2]
     }
 
-    init(_ product: String, _ arguments: [String], input: Bool = false) throws {
+    /// `environment` is added to this process's (an `XDG_DATA_HOME` there replaces the per-process one).
+    init(_ product: String, _ arguments: [String], input: Bool = false, environment: [String: String] = [:]) throws {
         let executable = Self.productsDirectory.appendingPathComponent(product)
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw WaitTimedOut(description: "\(executable.path) missing: build the package first")
@@ -38,6 +39,7 @@ final class PeripheralProcess: Sendable {
         // Default files (`pair`'s bond file) go to a directory of this process, not the user's.
         process.environment = ProcessInfo.processInfo.environment
             .merging(["XDG_DATA_HOME": errorLog.path + ".data"]) { $1 }
+            .merging(environment) { $1 }
         let inputPipe = input ? Pipe() : nil
         if let inputPipe { process.standardInput = inputPipe } else { process.standardInput = FileHandle.nullDevice }
         self.input = inputPipe
