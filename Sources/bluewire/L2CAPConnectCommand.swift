@@ -69,7 +69,7 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
             channel = try await host.openChannel(
                 connection: link.handle, psm: spsm, mtu: options.mtu, mps: options.mps, credits: options.credits)
         } catch {
-            let refusal = "opening a channel to SPSM 0x\(hex(spsm.rawValue, width: 4)) on \(peer) failed: \(error)"
+            let refusal = "the channel to SPSM 0x\(hex(spsm.rawValue, width: 4)) on \(peer) was \(error)"
             guard case .refused(let failure) = error, failure.isForSecurity else {
                 await session.finish()
                 fail(refusal)

@@ -29,7 +29,7 @@ struct L2CAPLinkSecurity {
     /// Pairs (the channel was refused for `refusal`) and saves a new bond to the file at once, so that
     /// a channel that runs for hours, or ends with SIGINT, does not lose it.
     func pair(after refusal: String) async {
-        if !json { note("\(refusal): pairing") }
+        if !json { note("\(refusal); pairing") }
         switch await host.perform(.pair(connection: link.handle)) {
         case .success(.secured(let level)):
             let bonded = await host.bonds.contains { $0.peer.value == link.peer.value }
@@ -40,8 +40,14 @@ struct L2CAPLinkSecurity {
             fail("\(refusal); pairing: unexpected \(other)")
         case .failure(let error):
             await session.finish()
-            fail("\(refusal); pairing failed: \(PairOutput.describe(error))")
+            fail("\(refusal); pairing failed: \(Self.describe(error))")
         }
+    }
+
+    /// A pairing failure says which side ended it, as `gatt` words it.
+    static func describe(_ error: HostEngineError) -> String {
+        if case .security(.pairingFailed(let failure)) = error { return GATTFailure.describe(failure) }
+        return PairOutput.describe(error)
     }
 
     private func report(_ event: String, level: LinkSecurityLevel, detail: String) {
