@@ -1,6 +1,8 @@
 import BluewireCore
 import BluewireSMP
 
+#if !BLUEWIRE_NO_SECURITY
+
 extension HostBond {
     /// The identity address the peer distributed (Identity Address Information, Core Vol 3 Part H
     /// §3.6.5), if it did: the address a bonded peer is known by whatever private address it uses.
@@ -23,3 +25,5 @@ extension HostBond {
         return computed == hash
     }
 }
+
+#endif  // !BLUEWIRE_NO_SECURITY

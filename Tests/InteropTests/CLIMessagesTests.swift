@@ -55,6 +55,22 @@ struct CLIMessagesTests {
         #expect(result.standardError == "bluewire: cannot open tcp:127.0.0.1:\(port): connect: Connection refused (errno 111)\n")
     }
 
+    @Test("every command that uses bonds offers --keys with the default in the user's data directory",
+          arguments: [["scan"], ["serve"], ["l2cap", "connect"], ["l2cap", "listen"], ["gatt", "read"], ["pair"], ["bonds", "list"]])
+    func keysOnEveryLiveCommand(_ command: [String]) async throws {
+        let result = try await Self.run(command + ["--help"])
+        #expect(result.status == 0)
+        let help = result.standardOutput.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        #expect(help.contains("--keys <file>") && help.contains("$XDG_DATA_HOME/bluewire/keys.json"), "\(command) --help: \(result.standardOutput)")
+    }
+
+    @Test("serve --throughput refuses --keys, which is for --db")
+    func serveThroughputRefusesKeys() async throws {
+        let result = try await Self.run(["serve", "--throughput", "--keys", "keys.json", "--transport", "tcp:127.0.0.1:9"])
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("pairing options and --keys are for --db"), "stderr: \(result.standardError)")
+    }
+
     @Test("a host name that does not resolve is said so, not 'No such file or directory'")
     func unresolvableHost() async throws {
         // .invalid never resolves (RFC 6761 §6.4).
