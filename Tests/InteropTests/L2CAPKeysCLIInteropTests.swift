@@ -94,6 +94,27 @@ struct L2CAPKeysCLIInteropTests {
         }
     }
 
+    @Test("connect with a bond the peripheral does not have: the encryption fails, exit 1 with the `bonds remove` hint, file unchanged")
+    func connectWithALostBond() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = directory.appendingPathComponent("keys.json").path
+        try await withBumblePeer([.tcp], arguments: ["--peripheral", "--psm", "0x80", "--pairing", "3:1:0"], script: "bumble_coc.py") { peer in
+            let address = try #require(peer.ready.device?.address) + "/random"
+            let bond = HostBond(peer: try #require(BluetoothAddress(parsing: address)), secureConnections: true, authenticated: false,
+                                keySize: 16, longTermKey: [UInt8](repeating: 0x5A, count: 16), localKeys: DistributedKeys(), peerKeys: DistributedKeys())
+            let text = BondFile.encode([bond], localAddress: newStaticAddress())
+            try text.write(toFile: keys, atomically: true, encoding: .utf8)
+            let result = try await ProcessRunner.run(try ProcessRunner.bluewire, [
+                "l2cap", "connect", address, "0x80", "--transport", peer.transports[0], "--keys", keys,
+            ], timeout: .seconds(40))
+            #expect(result.status == 1, "stderr: \(result.standardError)")
+            #expect(result.standardError.contains("encrypting with the stored bond") && result.standardError.contains("bluewire bonds remove \(address)"),
+                    "stderr: \(result.standardError)")
+            #expect(try String(contentsOfFile: keys, encoding: .utf8) == text)
+        }
+    }
+
     @Test("listen: a central's pairing is saved; the central comes back and encrypts with the bond, without pairing")
     func listenSavesAndUsesTheBond() async throws {
         let directory = try Self.temporaryDirectory()
