@@ -40,14 +40,7 @@ extension ServeSecurityInteropTests {
             defer { second.stop() }
             let banner = try await second.first("the advertising line") { $0.hasPrefix("advertising \"") }
             #expect(banner.contains(" as \(address) "), "the default bond file's address: \(banner)")
-            peer.command(0, "connect", ["discover": false])
-            try await log.wait(for: 2, "bumble's second connection") { $0.isCentral(0, "connected") }
-            let pairings = await log.events.filter { $0.isCentral(0, "paired") }.count
-            peer.command(0, "encrypt")
-            let encryption = try await second.first("the encryption line") { $0.hasPrefix("encryption 0x") }
-            #expect(encryption.contains("level 2"), "\(encryption)")
-            #expect(await !second.lines.events.contains { $0.hasPrefix("paired ") }, "no new pairing")
-            #expect(await log.events.filter { $0.isCentral(0, "paired") }.count == pairings)
+            try await ServeSecurityInteropTests.reconnectEncryptedWithoutPairing(second, peer, log)
             second.send(signal: SIGINT)
             #expect(await second.exitStatus() == 0, "stderr: \(second.standardError)")
             try await log.wait(for: 2, "bumble to see the second disconnection") { $0.isCentral(0, "disconnected") }

@@ -51,6 +51,19 @@ struct ServeSecurityInteropTests {
     static let authenticated = 5
 
     /// Reads `handle` (the `count`-th read of it) and returns bumble's answer.
+    /// The bonded bumble central connects to `serve` again and encrypts with the stored key: serve prints
+    /// an encryption line at level 2 (Core Vol 3 Part C §10.2.1), and neither side pairs again.
+    static func reconnectEncryptedWithoutPairing(_ serve: PeripheralProcess, _ peer: BumblePeer, _ log: EventLog<PeerJSON>) async throws {
+        peer.command(0, "connect", ["discover": false])
+        try await log.wait(for: 2, "bumble's second connection") { $0.isCentral(0, "connected") }
+        let pairings = await log.events.filter { $0.isCentral(0, "paired") }.count
+        peer.command(0, "encrypt")
+        let encryption = try await serve.first("the encryption line") { $0.hasPrefix("encryption 0x") }
+        #expect(encryption.contains("level 2"), "\(encryption)")
+        #expect(await !serve.lines.events.contains { $0.hasPrefix("paired ") }, "no new pairing")
+        #expect(await log.events.filter { $0.isCentral(0, "paired") }.count == pairings)
+    }
+
     static func read(_ peer: BumblePeer, _ log: EventLog<PeerJSON>, _ handle: Int, _ count: Int) async throws -> PeerJSON {
         peer.command(0, "read", ["handle": handle])
         return try await log.wait(for: count, "read \(handle) #\(count)") { $0.isCentral(0, "read", handle) }[count - 1]
@@ -165,16 +178,9 @@ struct ServeSecurityInteropTests {
             defer { second.stop() }
             let banner = try await second.first("the advertising line") { $0.hasPrefix("advertising \"") }
             #expect(banner.contains(" as \(address) "), "the bond file's address: \(banner)")
-            peer.command(0, "connect", ["discover": false])
-            try await log.wait(for: 2, "bumble's second connection") { $0.isCentral(0, "connected") }
-            let pairings = await log.events.filter { $0.isCentral(0, "paired") }.count
-            peer.command(0, "encrypt")
-            let encryption = try await second.first("the encryption line") { $0.hasPrefix("encryption 0x") }
-            #expect(encryption.contains("level 2"), "\(encryption)")
+            try await Self.reconnectEncryptedWithoutPairing(second, peer, log)
             // The first read of the encrypted value: served at once, the link encrypted with the stored key.
             #expect(try await Self.read(peer, log, Self.encrypted, 1)["value"]?.string == "e1")
-            #expect(await !second.lines.events.contains { $0.hasPrefix("paired ") }, "no new pairing")
-            #expect(await log.events.filter { $0.isCentral(0, "paired") }.count == pairings)
             second.send(signal: SIGINT)
             #expect(await second.exitStatus() == 0, "stderr: \(second.standardError)")
         }
