@@ -96,7 +96,7 @@ let package = Package(
             name: "BluewireTesting",
             dependencies: [
                 "Bluewire", "BluewireCore", "BluewireHCI", "BluewireSnoop", "BluewireTransport", "BluewireHostEngine", "BluewireGATT",
-                "BluewireL2CAP",
+                "BluewireL2CAP", "BluewireSMP", "BluewireCrypto",
             ],
             swiftSettings: strict
         ),

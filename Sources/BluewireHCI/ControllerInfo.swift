@@ -66,6 +66,15 @@ public struct ControllerInfo: Hashable, Sendable {
         leFeatures.contains(.leExtendedAdvertising) && supportedCommands.supports(.leExtendedCreateConnection) == true
     }
 
+    /// The LE resolving list (Core Vol 4 Part E §7.8.38–44): the commands to fill it, size it and turn
+    /// address resolution on (Supported_Commands octet 34 bits 3, 5, 6 and octet 35 bit 1, §6.27).
+    public var supportsResolvingList: Bool {
+        supportedCommands.supports(.leAddDeviceToResolvingList) == true
+            && supportedCommands.supports(.leClearResolvingList) == true
+            && supportedCommands.supports(.leReadResolvingListSize) == true
+            && supportedCommands.supports(.leSetAddressResolutionEnable) == true
+    }
+
     public var supports2MPHY: Bool { leFeatures.contains(.le2MPHY) }
     public var supportsCodedPHY: Bool { leFeatures.contains(.leCodedPHY) }
     /// LE Data Packet Length Extension (payloads up to 251 octets) and LE Set Data Length.

@@ -53,6 +53,14 @@ public enum HCICommand: Hashable, Sendable {
     case leLongTermKeyRequestReply(LELongTermKeyRequestReply)
     /// LE Long Term Key Request Negative Reply (§7.8.26): no key for this link.
     case leLongTermKeyRequestNegativeReply(ConnectionHandleParameter)
+    /// LE Add Device To Resolving List (§7.8.38).
+    case leAddDeviceToResolvingList(LEAddDeviceToResolvingList)
+    /// LE Clear Resolving List (§7.8.40).
+    case leClearResolvingList
+    /// LE Read Resolving List Size (§7.8.41).
+    case leReadResolvingListSize
+    /// LE Set Address Resolution Enable (§7.8.44).
+    case leSetAddressResolutionEnable(LESetAddressResolutionEnable)
     /// Any other command, kept as opcode and undecoded parameters.
     case raw(opcode: HCIOpcode, parameters: ArraySlice<UInt8>)
 
@@ -102,6 +110,10 @@ public enum HCICommand: Hashable, Sendable {
         case .leEnableEncryption: .leEnableEncryption
         case .leLongTermKeyRequestReply: .leLongTermKeyRequestReply
         case .leLongTermKeyRequestNegativeReply: .leLongTermKeyRequestNegativeReply
+        case .leAddDeviceToResolvingList: .leAddDeviceToResolvingList
+        case .leClearResolvingList: .leClearResolvingList
+        case .leReadResolvingListSize: .leReadResolvingListSize
+        case .leSetAddressResolutionEnable: .leSetAddressResolutionEnable
         case .raw(let opcode, _): opcode
         }
     }
@@ -112,7 +124,7 @@ public enum HCICommand: Hashable, Sendable {
         case .reset, .readLocalVersionInformation, .readLocalSupportedCommands, .readLocalSupportedFeatures,
             .readBDADDR, .readBufferSize, .leReadBufferSize, .leReadBufferSizeV2, .leReadLocalSupportedFeatures,
             .leClearAdvertisingSets, .leReadMaximumAdvertisingDataLength, .leReadNumberOfSupportedAdvertisingSets,
-            .leCreateConnectionCancel, .leReadSuggestedDefaultDataLength:
+            .leCreateConnectionCancel, .leReadSuggestedDefaultDataLength, .leClearResolvingList, .leReadResolvingListSize:
             break
         case .setEventMask(let p), .leSetEventMask(let p): p.encode(into: &w)
         case .leSetRandomAddress(let p): p.encode(into: &w)
@@ -142,6 +154,8 @@ public enum HCICommand: Hashable, Sendable {
             p.encode(into: &w)
         case .leEnableEncryption(let p): p.encode(into: &w)
         case .leLongTermKeyRequestReply(let p): p.encode(into: &w)
+        case .leAddDeviceToResolvingList(let p): p.encode(into: &w)
+        case .leSetAddressResolutionEnable(let p): p.encode(into: &w)
         case .raw(_, let parameters): w.append(contentsOf: parameters)
         }
     }

@@ -90,6 +90,11 @@ extension HCICommand {
         case .leLongTermKeyRequestReply: return .leLongTermKeyRequestReply(try LELongTermKeyRequestReply(decoding: &r))
         case .leLongTermKeyRequestNegativeReply:
             return .leLongTermKeyRequestNegativeReply(try ConnectionHandleParameter(decoding: &r))
+        case .leAddDeviceToResolvingList: return .leAddDeviceToResolvingList(try LEAddDeviceToResolvingList(decoding: &r))
+        case .leClearResolvingList: return .leClearResolvingList
+        case .leReadResolvingListSize: return .leReadResolvingListSize
+        case .leSetAddressResolutionEnable:
+            return .leSetAddressResolutionEnable(try LESetAddressResolutionEnable(decoding: &r))
         default: return .raw(opcode: packet.opcode, parameters: packet.parameters)
         }
     }

@@ -80,6 +80,7 @@ extension HCIOpcode {
     public static let leWriteSuggestedDefaultDataLength = HCIOpcode(rawValue: 0x2024)
     public static let leAddDeviceToResolvingList = HCIOpcode(rawValue: 0x2027)
     public static let leClearResolvingList = HCIOpcode(rawValue: 0x2029)
+    public static let leReadResolvingListSize = HCIOpcode(rawValue: 0x202A)
     public static let leSetAddressResolutionEnable = HCIOpcode(rawValue: 0x202D)
     public static let leReadMaximumDataLength = HCIOpcode(rawValue: 0x202F)
     public static let leReadPHY = HCIOpcode(rawValue: 0x2030)

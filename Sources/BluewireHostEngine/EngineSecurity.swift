@@ -16,6 +16,8 @@ struct EngineSecurity: Sendable {
     var currentAddresses: [BluetoothAddress: BluetoothAddress] = [:]
     /// The resolvable private address advertised from, with privacy on (HostEngine+Privacy).
     var privacy = LocalPrivacy()
+    /// The controller's resolving list (HostEngine+ResolvingList).
+    var resolvingList = ControllerResolvingList()
 }
 
 /// The level and key size the encryption being started will give, known when the key is chosen.
@@ -101,6 +103,7 @@ extension HostEngine {
             }
         }
         security.bonds[bond.peer] = bond
+        resolvingListChanged()
     }
 }
 

@@ -12,7 +12,9 @@ extension HostEngine {
         guard phase == .running, let controller else { return complete(id, .failure(.notRunning)) }
         // A bonded peer asked for by its identity address is reached at the private address it was last
         // seen advertising with (Core Vol 3 Part C §10.8.2.3).
-        let peer = currentAddress(of: identityOrAddress)
+        // With the peer in the controller's resolving list, its identity (type 0x02/0x03): the controller
+        // finds whichever private address it advertises from now.
+        let peer = resolvingListTarget(identityOrAddress) ?? currentAddress(of: identityOrAddress)
         guard pendingConnection == nil else { return complete(id, .failure(.connectionAttemptInProgress)) }
         // Connect from Disconnected.Initial → Connecting; refused while the peer is connected or in Error.
         do throws(HostEngineError) {

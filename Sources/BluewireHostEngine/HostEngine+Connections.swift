@@ -27,10 +27,19 @@ extension HostEngine {
             return
         }
         let handle = event.connectionHandle
+        // A controller that resolved the peer's private address with its resolving list reports the
+        // identity (type 0x02/0x03) and, in the enhanced event, the private address used on air, which
+        // is the link's peer address (SMP's f5/f6/c1 take it, Core Vol 3 Part H §2.2).
+        let controllerIdentity = controllerResolvedIdentity(event.peerAddress)
+        var peer = event.peerAddress
+        if let controllerIdentity {
+            peer = controllerIdentity
+            if let onAir = event.peerResolvablePrivateAddress, onAir.value != 0 { peer = onAir }
+        }
         var link = EngineLink(
-            handle: handle, role: role, peer: event.peerAddress, interval: event.connectionInterval,
+            handle: handle, role: role, peer: peer, interval: event.connectionInterval,
             preferredMTU: configuration.preferredMTU)
-        link.identity = resolveIdentity(event.peerAddress)
+        link.identity = controllerIdentity ?? resolveIdentity(peer)
         link.localAddress = role == .peripheral
             ? advertising.commands?.ownAddress ?? configuration.randomAddress
             : advertising.controllerRandomAddress ?? configuration.randomAddress

@@ -58,6 +58,15 @@ extension HostEngine {
     mutating func firePrivacyRotation() {}
     var advertisingAddressReplaced: Bool { false }
 
+    /// No bonds, no resolving list: nothing is written to the controller's.
+    mutating func writeResolvingListWhenIdle() {}
+    mutating func resolvingListControllerReset() {}
+    mutating func resolvingListSizeAnswered(_ result: Result<CommandResponse, CommandError>) {}
+    mutating func resolvingListWritten() {}
+    mutating func resolvingListWriteFailed() {}
+    mutating func controllerResolvedIdentity(_ address: BluetoothAddress) -> BluetoothAddress? { nil }
+    func resolvingListTarget(_ peer: BluetoothAddress) -> BluetoothAddress? { nil }
+
     var securityDeadline: MonotonicInstant? { nil }
     mutating func fireSecurityTimers() {}
     mutating func securityDisconnected(_ link: EngineLink, reason: HCIStatus) {}

@@ -24,6 +24,10 @@ enum ProcedureKind: Hashable, Sendable {
     case disconnect(UInt16)
     /// LE Enable Encryption on a link: Encryption Change finishes it (HostEngine+Security).
     case encrypt(UInt16)
+    /// LE Read Resolving List Size; then LE Clear Resolving List, LE Add Device To Resolving List for
+    /// each bond with an IRK and LE Set Address Resolution Enable (HostEngine+ResolvingList).
+    case readResolvingListSize
+    case writeResolvingList
     case bestEffort
 }
 
@@ -57,6 +61,7 @@ extension HostEngine {
     /// Sends the next command of the head procedure when none is outstanding; finishes procedures
     /// that have no command left.
     mutating func pumpProcedures() {
+        if procedures.isEmpty { writeResolvingListWhenIdle() }
         while activeCommand == nil, !procedures.isEmpty {
             let head = procedures[0]
             guard head.next < head.commands.count else {
@@ -84,6 +89,7 @@ extension HostEngine {
             bringUpStep(completion.result)
             return
         }
+        if case .readResolvingListSize = procedures[0].kind { resolvingListSizeAnswered(completion.result) }
         let index = procedures[0].next
         let optional = procedures[0].commands[index].optional
         if case .failure(let error) = completion.result, !optional {
@@ -122,6 +128,7 @@ extension HostEngine {
             fragmenter = L2CAPFragmenter(bufferSize: Int(info.leACLDataPacketLength))
             aclCredits.reset(totalBuffers: Int(info.totalNumLEACLDataPackets))
             phase = .running
+            resolvingListControllerReset()
             let done = procedures.removeFirst()
             complete(done.id, .success(.started(info)))
         case .failed(let error):
@@ -158,6 +165,10 @@ extension HostEngine {
         case .disconnect, .encrypt:
             // Disconnection Complete / Encryption Change finishes it.
             break
+        case .readResolvingListSize:
+            break
+        case .writeResolvingList:
+            resolvingListWritten()
         }
     }
 
@@ -181,6 +192,8 @@ extension HostEngine {
         case .encrypt(let handle):
             links[handle]?.security.encryptRequests.removeAll { $0 == procedure.id }
             encryptionCommandFailed(handle: handle)
+        case .writeResolvingList:
+            resolvingListWriteFailed()
         default:
             break
         }

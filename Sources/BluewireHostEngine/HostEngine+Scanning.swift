@@ -62,7 +62,7 @@ extension HostEngine {
         if var device = state.aggregator.add(report, now: now) {
             // Accepted: Scanning's self-transition, and a scan exists only in Scanning.
             fireScanExpected(.deviceFound)
-            if device.address.randomKind == .resolvablePrivate { device.identityAddress = resolveIdentity(device.address) }
+            device.identityAddress = identity(ofAdvertiser: device.address)
             emit(.deviceFound(device))
         }
         scan = state
@@ -74,10 +74,17 @@ extension HostEngine {
         if let whole = state.extendedChains.add(report), var device = state.aggregator.add(whole.report, now: now) {
             // Accepted: Scanning's self-transition, and a scan exists only in Scanning.
             fireScanExpected(.deviceFound)
-            if device.address.randomKind == .resolvablePrivate { device.identityAddress = resolveIdentity(device.address) }
+            device.identityAddress = identity(ofAdvertiser: device.address)
             emit(.deviceFound(device))
         }
         scan = state
+    }
+
+    /// The identity of an advertiser: the one its controller resolved (address type 0x02/0x03), else the
+    /// one a bond's IRK resolves its private address to in the host.
+    mutating func identity(ofAdvertiser address: BluetoothAddress) -> BluetoothAddress? {
+        if let identity = controllerResolvedIdentity(address) { return identity }
+        return address.randomKind == .resolvablePrivate ? resolveIdentity(address) : nil
     }
 }
 

@@ -30,16 +30,24 @@ extension HostEngine {
     /// ```
     public mutating func configureSecurity(_ configuration: HostSecurityConfiguration) {
         security.configuration = configuration
+        resolvingListChanged()
     }
 
     /// The bonds stored (an application persists them and hands them back with `addBond` after a restart).
     public var bonds: [HostBond] { security.bonds.values.sorted { $0.peer < $1.peer } }
 
     /// Stores a bond: later connections to its peer can be encrypted with its keys.
-    public mutating func addBond(_ bond: HostBond) { security.bonds[bond.peer] = bond }
+    /// With a controller that has a resolving list, the bond's IRK goes into it (HostEngine+ResolvingList).
+    public mutating func addBond(_ bond: HostBond) {
+        security.bonds[bond.peer] = bond
+        resolvingListChanged()
+    }
 
-    /// Forgets the bond with a peer.
-    public mutating func removeBond(peer: BluetoothAddress) { security.bonds[peer] = nil }
+    /// Forgets the bond with a peer (and takes its IRK out of the controller's resolving list).
+    public mutating func removeBond(peer: BluetoothAddress) {
+        security.bonds[peer] = nil
+        resolvingListChanged()
+    }
 
     /// The security level of a link now (Core Vol 3 Part C §10.2.1) and the key size, nil without such a link.
     public func security(connection: UInt16) -> (level: LinkSecurityLevel, keySize: UInt8)? {

@@ -271,6 +271,10 @@ public struct HostEngineConfiguration: Hashable, Sendable {
     /// that we use EATT. Empty: never written. The default is what this engine supports: Multiple
     /// Handle Value Notifications, and EATT where channels are built in.
     public var clientFeatures: GATTClientFeatures
+    /// Load the bonds' IRKs into the controller's resolving list and let it resolve their resolvable
+    /// private addresses (Core Vol 4 Part E §7.8.38–44), when it has one; off: the host alone resolves
+    /// them with the bonds' IRKs (Core Vol 3 Part C §10.8.2.3), as with a controller without a list.
+    public var controllerAddressResolution = true
 
     /// What the engine's GATT client supports (`clientFeatures`' default). Not Robust Caching: the
     /// client does not track the server's Database Hash.

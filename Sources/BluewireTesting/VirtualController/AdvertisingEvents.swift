@@ -59,7 +59,9 @@ extension LinkWorld {
         // the scan response (Core Vol 6 Part B §2.3.1.2, §2.3.4).
         let hasData = set.isLegacyPDU ? !set.isDirected : !set.isScannable
         let advertisingData = hasData ? set.data : []
-        report(to: receiver, set: set, address: advertiserAddress, direct: set.isDirected ? scannerAddress : nil,
+        // With address resolution on, a private address the scanner's list resolves is reported as the identity.
+        let reported = resolve(advertiserAddress, by: receiver) ?? advertiserAddress
+        report(to: receiver, set: set, address: reported, direct: set.isDirected ? scannerAddress : nil,
                isScanResponse: false, data: advertisingData)
         guard parameters.active, set.isScannable else { return }
         // Advertising_Filter_Policy 1 and 3 answer scan requests only from the filter accept list.
@@ -69,7 +71,7 @@ extension LinkWorld {
             out.appendAddress(scannerAddress)
             advertiser.sendLEMeta(LESubevent.scanRequestReceived, out)
         }
-        report(to: receiver, set: set, address: advertiserAddress, direct: nil, isScanResponse: true,
+        report(to: receiver, set: set, address: reported, direct: nil, isScanResponse: true,
                data: set.scanResponseData)
     }
 
@@ -117,7 +119,8 @@ extension LinkWorld {
         else { return false }
         let wanted =
             initiator.filterPolicy == 0
-            ? Self.sameDevice(initiator.peerAddress, advertiserAddress) : receiver.isInAcceptList(advertiserAddress)
+            ? initiatorWants(initiator.peerAddress, advertiser: advertiserAddress, by: receiver)
+            : receiver.isInAcceptList(advertiserAddress)
         guard wanted else { return false }
         if set.isDirected && !Self.sameDevice(set.peerAddress, initiatorAddress) { return false }
         // Advertising_Filter_Policy 2 and 3 accept connection requests only from the filter accept list.

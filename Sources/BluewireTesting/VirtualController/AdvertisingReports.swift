@@ -13,7 +13,7 @@ enum AdvertisingReports {
 
     /// One report: Num_Reports, Event_Type, Address_Type, Address, Data_Length, Data, RSSI.
     static func legacy(set: AdvertisingSet, address: BluetoothAddress, isScanResponse: Bool, data: [UInt8], rssi: Int8) -> [UInt8] {
-        var out: [UInt8] = [1, legacyEventType(set, isScanResponse: isScanResponse), address.type.isRandom ? 0x01 : 0x00]
+        var out: [UInt8] = [1, legacyEventType(set, isScanResponse: isScanResponse), hciAddressType(address)]
         out.appendAddress(address)
         out.append(UInt8(truncatingIfNeeded: data.count))
         out.append(contentsOf: data)
@@ -54,7 +54,7 @@ enum AdvertisingReports {
                 out.append(0xFF)
                 out.append(contentsOf: [UInt8](repeating: 0, count: 6))
             } else {
-                out.append(address.type.isRandom ? 0x01 : 0x00)
+                out.append(hciAddressType(address))
                 out.appendAddress(address)
             }
             out.append(set.isLegacyPDU ? PHY.le1M : set.primaryPHY)

@@ -40,7 +40,7 @@ extension LinkWorld {
         let scanWindow = try r.readUInt16("LE_Scan_Window")
         let filterPolicy = try r.readUInt8("Initiator_Filter_Policy")
         let peerType = try r.readUInt8("Peer_Address_Type")
-        let peer = try r.readAddress(type: BluetoothAddress.AddressType(hciValue: peerType & 0x01), "Peer_Address")
+        let peer = try r.readAddress(type: BluetoothAddress.AddressType(hciValue: peerType), "Peer_Address")
         let ownAddressType = try r.readUInt8("Own_Address_Type")
         let parameters = try ConnectionParameters(from: &r)
         try r.expectEnd("LE_Create_Connection")
@@ -55,7 +55,7 @@ extension LinkWorld {
         let filterPolicy = try r.readUInt8("Initiator_Filter_Policy")
         let ownAddressType = try r.readUInt8("Own_Address_Type")
         let peerType = try r.readUInt8("Peer_Address_Type")
-        let peer = try r.readAddress(type: BluetoothAddress.AddressType(hciValue: peerType & 0x01), "Peer_Address")
+        let peer = try r.readAddress(type: BluetoothAddress.AddressType(hciValue: peerType), "Peer_Address")
         let phys = try r.readUInt8("Initiating_PHYs")
         var blocks: [(scanInterval: UInt16, scanWindow: UInt16, parameters: ConnectionParameters)] = []
         for bit in 0..<3 where phys & (1 << UInt8(bit)) != 0 {

@@ -35,13 +35,19 @@ extension LinkWorld {
         initiator.connections[centralHandle] = id
         advertiser.connections[peripheralHandle] = id
 
+        // Each side reports the peer by its identity when its resolving list resolves the peer's private
+        // address (type 0x02/0x03, the private address in Peer_Resolvable_Private_Address).
+        let advertiserIdentity = resolve(advertiserAddress, by: initiator)
+        let initiatorIdentity = resolve(initiatorAddress, by: advertiser)
         sendConnectionComplete(
-            initiator, status: Status.success, handle: centralHandle, role: 0, peer: advertiserAddress,
+            initiator, status: Status.success, handle: centralHandle, role: 0, peer: advertiserIdentity ?? advertiserAddress,
+            peerResolvablePrivateAddress: advertiserIdentity == nil ? nil : advertiserAddress,
             interval: connection.interval, latency: connection.latency, timeout: connection.supervisionTimeout,
             clockAccuracy: 0)
         sendChannelSelectionAlgorithm(initiator, handle: centralHandle, csa2: csa2)
         sendConnectionComplete(
-            advertiser, status: Status.success, handle: peripheralHandle, role: 1, peer: initiatorAddress,
+            advertiser, status: Status.success, handle: peripheralHandle, role: 1, peer: initiatorIdentity ?? initiatorAddress,
+            peerResolvablePrivateAddress: initiatorIdentity == nil ? nil : initiatorAddress,
             interval: connection.interval, latency: connection.latency, timeout: connection.supervisionTimeout,
             clockAccuracy: initiator.configuration.centralClockAccuracy)
         sendChannelSelectionAlgorithm(advertiser, handle: peripheralHandle, csa2: csa2)
@@ -59,18 +65,24 @@ extension LinkWorld {
     /// LE Enhanced Connection Complete if the host unmasked it, else LE Connection Complete
     /// (Core Vol 4 Part E §7.7.65.10: only the enhanced one is sent when both are unmasked).
     func sendConnectionComplete(
-        _ c: ControllerState, status: UInt8, handle: UInt16, role: UInt8, peer: BluetoothAddress, interval: UInt16,
+        _ c: ControllerState, status: UInt8, handle: UInt16, role: UInt8, peer: BluetoothAddress,
+        peerResolvablePrivateAddress: BluetoothAddress? = nil, interval: UInt16,
         latency: UInt16, timeout: UInt16, clockAccuracy: UInt8
     ) {
         let enhanced = c.isLEEventEnabled(LESubevent.enhancedConnectionComplete)
         var out: [UInt8] = [status]
         out.appendLE(handle)
         out.append(role)
-        out.append(peer.type.isRandom ? 0x01 : 0x00)
+        out.append(hciAddressType(peer))
         out.appendAddress(peer)
         if enhanced {
-            // No privacy: Local_ and Peer_Resolvable_Private_Address are all zero.
-            out.append(contentsOf: [UInt8](repeating: 0, count: 12))
+            // This controller makes no private addresses of its own: Local_Resolvable_Private_Address is zero.
+            out.append(contentsOf: [UInt8](repeating: 0, count: 6))
+            if let peerResolvablePrivateAddress {
+                out.appendAddress(peerResolvablePrivateAddress)
+            } else {
+                out.append(contentsOf: [UInt8](repeating: 0, count: 6))
+            }
         }
         out.appendLE(interval)
         out.appendLE(latency)

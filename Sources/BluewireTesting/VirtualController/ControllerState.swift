@@ -119,6 +119,10 @@ final class ControllerState {
     var scanGeneration: UInt64 = 0
     var initiator: Initiator?
     var acceptList: [BluetoothAddress] = []
+    /// LE Add Device To Resolving List's entries, in order (ResolvingList.swift).
+    var resolvingList: [ResolvingListEntry] = []
+    /// LE Set Address Resolution Enable.
+    var addressResolutionEnabled = false
     /// Connection_Handle → link connection id.
     var connections: [UInt16: Int] = [:]
     var aclBuffersInUse = 0
@@ -152,6 +156,8 @@ final class ControllerState {
         scanGeneration &+= 1
         initiator = nil
         acceptList = []
+        resolvingList = []
+        addressResolutionEnabled = false
         connections = [:]
         aclBuffersInUse = 0
         suggestedMaxTxOctets = configuration.suggestedMaxTxOctets

@@ -42,6 +42,10 @@ enum Op {
     static let leSetDataLength: UInt16 = 0x2022
     static let leReadSuggestedDefaultDataLength: UInt16 = 0x2023
     static let leWriteSuggestedDefaultDataLength: UInt16 = 0x2024
+    static let leAddDeviceToResolvingList: UInt16 = 0x2027
+    static let leClearResolvingList: UInt16 = 0x2029
+    static let leReadResolvingListSize: UInt16 = 0x202A
+    static let leSetAddressResolutionEnable: UInt16 = 0x202D
     static let leReadMaximumDataLength: UInt16 = 0x202F
     static let leReadPHY: UInt16 = 0x2030
     static let leSetDefaultPHY: UInt16 = 0x2031

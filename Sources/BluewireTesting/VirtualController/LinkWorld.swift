@@ -158,6 +158,9 @@ final class LinkWorld {
         case Op.leSetRandomAddress: try setRandomAddress(c, &r)
         case Op.leClearFilterAcceptList, Op.leAddDeviceToFilterAcceptList, Op.leRemoveDeviceFromFilterAcceptList:
             try editFilterAcceptList(opcode, c, &r)
+        case Op.leAddDeviceToResolvingList, Op.leClearResolvingList: try editResolvingList(opcode, c, &r)
+        case Op.leReadResolvingListSize: try readResolvingListSize(c, &r)
+        case Op.leSetAddressResolutionEnable: try setAddressResolutionEnable(c, &r)
         case Op.leSetAdvertisingParameters: try setAdvertisingParameters(c, &r)
         case Op.leSetAdvertisingData, Op.leSetScanResponseData: try setLegacyAdvertisingData(opcode, c, &r)
         case Op.leSetAdvertisingEnable: try setAdvertisingEnable(c, &r)

@@ -38,6 +38,10 @@ enum SupportedCommands {
         Op.leSetDataLength: (33, 6),
         Op.leReadSuggestedDefaultDataLength: (33, 7),
         Op.leWriteSuggestedDefaultDataLength: (34, 0),
+        Op.leAddDeviceToResolvingList: (34, 3),
+        Op.leClearResolvingList: (34, 5),
+        Op.leReadResolvingListSize: (34, 6),
+        Op.leSetAddressResolutionEnable: (35, 1),
         Op.leReadMaximumDataLength: (35, 3),
         Op.leReadPHY: (35, 4),
         Op.leSetDefaultPHY: (35, 5),
@@ -62,15 +66,20 @@ enum SupportedCommands {
         Op.leReadMaximumDataLength,
     ]
     static let phyCommands: Set<UInt16> = [Op.leReadPHY, Op.leSetDefaultPHY, Op.leSetPHY]
+    /// The resolving list (Core Vol 4 Part E §7.8.38–44), which the LL Privacy feature stands for.
+    static let resolvingListCommands: Set<UInt16> = [
+        Op.leAddDeviceToResolvingList, Op.leClearResolvingList, Op.leReadResolvingListSize, Op.leSetAddressResolutionEnable,
+    ]
 
     /// The commands a controller with these LE features answers: the extended advertising, data length and
-    /// PHY commands only when the matching feature is there, so the bit map never claims more than it does.
+    /// PHY and resolving list commands only when the matching feature is there, so the bit map never claims more than it does.
     static func opcodes(for features: VirtualController.LEFeatures) -> Set<UInt16> {
         var opcodes = Set(positions.keys)
         opcodes.insert(Op.readLocalSupportedCommands)
         if !features.contains(.extendedAdvertising) { opcodes.subtract(Op.extendedAdvertisingCommands) }
         if !features.contains(.dataPacketLengthExtension) { opcodes.subtract(dataLengthCommands) }
         if features.isDisjoint(with: [.le2MPHY, .leCodedPHY]) { opcodes.subtract(phyCommands) }
+        if !features.contains(.llPrivacy) { opcodes.subtract(resolvingListCommands) }
         return opcodes
     }
 

@@ -23,6 +23,7 @@ extension VirtualController {
 
         /// What the virtual controller implements: feature exchange from either role, data length
         /// extension, LE 2M and extended advertising (encryption and periodic advertising are not modelled).
+        /// Add `.llPrivacy` for the resolving list (address resolution with bonded peers' IRKs).
         public static let virtualDefault: LEFeatures = [
             .peripheralInitiatedFeaturesExchange, .dataPacketLengthExtension, .le2MPHY, .extendedAdvertising,
             .channelSelectionAlgorithm2,
@@ -92,6 +93,8 @@ extension VirtualController {
         public var maximumAdvertisingDataLength: UInt16 = 1650
         /// LE Read Filter Accept List Size.
         public var filterAcceptListSize: UInt8 = 8
+        /// LE Read Resolving List Size; the list exists only with the `.llPrivacy` feature.
+        public var resolvingListSize: UInt8 = 8
         /// RSSI reported for everything this controller receives.
         public var rssi: Int8 = -50
         /// Transmit power on the advertising channels, dBm.
