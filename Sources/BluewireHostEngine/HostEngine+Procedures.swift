@@ -61,7 +61,6 @@ extension HostEngine {
     /// Sends the next command of the head procedure when none is outstanding; finishes procedures
     /// that have no command left.
     mutating func pumpProcedures() {
-        if procedures.isEmpty { writeResolvingListWhenIdle() }
         while activeCommand == nil, !procedures.isEmpty {
             let head = procedures[0]
             guard head.next < head.commands.count else {
@@ -72,6 +71,8 @@ extension HostEngine {
             activeCommand = commandFlow.enqueue(head.commands[head.next].command)
             sendCommands()
         }
+        // The queue ran dry: a resolving list write waiting for an idle controller may go now.
+        if procedures.isEmpty { writeResolvingListWhenIdle() }
         sendCommands()
     }
 

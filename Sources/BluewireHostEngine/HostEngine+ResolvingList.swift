@@ -47,6 +47,7 @@ extension HostEngine {
     /// The entries for the list: every bond with an IRK and an identity address (§3.6.4–3.6.5), one per
     /// identity, at most `limit`.
     func resolvingListEntries(limit: Int) -> [LEAddDeviceToResolvingList] {
+        // All zero without a local IRK (§7.8.38): the controller then uses the identity towards the peer.
         let localIRK = security.configuration?.pairing.identityResolvingKey ?? []
         var entries: [LEAddDeviceToResolvingList] = []
         for bond in bonds where entries.count < limit {
@@ -54,7 +55,8 @@ extension HostEngine {
                   let identity = bond.peerKeys.identityAddress?.bluetoothAddress,
                   !entries.contains(where: { $0.peerIdentityAddress == identity }) else { continue }
             entries.append(LEAddDeviceToResolvingList(
-                peerIdentityAddress: identity, peerIRK: irk, localIRK: localIRK.count == 16 ? localIRK : []))
+                peerIdentityAddress: identity, peerIRK: irk,
+                localIRK: localIRK.count == 16 ? localIRK : [UInt8](repeating: 0, count: 16)))
         }
         return entries
     }
