@@ -70,7 +70,8 @@ extension HostEngine {
         guard security.resolvingList.stale, security.resolvingList.writing == nil, procedures.isEmpty,
               usesControllerResolvingList else { return }
         guard let size = security.resolvingList.size else {
-            guard !security.resolvingList.sizeAsked else { return }
+            // Nothing is sent before there is a bond to load: a session without bonds looks as before.
+            guard !security.resolvingList.sizeAsked, !resolvingListEntries(limit: 1).isEmpty else { return }
             security.resolvingList.sizeAsked = true
             // Allowed at any time; the answer comes back through `resolvingListSizeAnswered`.
             return enqueue(nil, .readResolvingListSize, [.leReadResolvingListSize], optional: true)
