@@ -1,5 +1,6 @@
 import BluewireCore
 import BluewireHCI
+import BluewireSMP
 
 // Left out of builds with BLUEWIRE_NO_SECURITY (the firmware images); HostEngine+NoSecurity stands in.
 #if !BLUEWIRE_NO_SECURITY
