@@ -33,15 +33,25 @@ struct PairingOptions: ParsableArguments {
     ]
 
     func validate() throws {
-        guard Self.capabilities[io] != nil else {
-            throw ValidationError("unknown --io \(io): expected one of \(Self.capabilities.keys.sorted().joined(separator: ", "))")
+        try Self.validate(io: io, passkey: passkey, legacy: legacy, secureConnectionsOnly: secureConnectionsOnly)
+    }
+
+    /// The checks `pair`'s options and `serve`'s (ServePairingOptions) share.
+    static func validate(io: String, passkey: UInt32?, legacy: Bool, secureConnectionsOnly: Bool) throws {
+        guard capabilities[io] != nil else {
+            throw ValidationError("unknown --io \(io): expected one of \(capabilities.keys.sorted().joined(separator: ", "))")
         }
         if let passkey, passkey > 999_999 { throw ValidationError("--passkey must be between 0 and 999999") }
         if legacy && secureConnectionsOnly { throw ValidationError("--legacy and --sc-only exclude each other") }
     }
 
     var configuration: PairingConfiguration {
-        var configuration = PairingConfiguration(ioCapability: Self.capabilities[io] ?? .keyboardDisplay)
+        Self.configuration(io: io, mitm: mitm, legacy: legacy, secureConnectionsOnly: secureConnectionsOnly, noBond: noBond)
+    }
+
+    /// The Security Manager's configuration (Core Vol 3 Part H §3.5.1) for these option values.
+    static func configuration(io: String, mitm: Bool, legacy: Bool, secureConnectionsOnly: Bool, noBond: Bool) -> PairingConfiguration {
+        var configuration = PairingConfiguration(ioCapability: capabilities[io] ?? .keyboardDisplay)
         configuration.mitmRequired = mitm
         configuration.secureConnections = !legacy
         configuration.secureConnectionsOnly = secureConnectionsOnly

@@ -36,21 +36,14 @@ struct ServePairingOptions: ParsableArguments {
     }
 
     func validate() throws {
-        guard PairingOptions.capabilities[io] != nil else {
-            throw ValidationError("unknown --io \(io): expected one of \(PairingOptions.capabilities.keys.sorted().joined(separator: ", "))")
-        }
-        if let passkey, passkey > 999_999 { throw ValidationError("--passkey must be between 0 and 999999") }
-        if legacy && secureConnectionsOnly { throw ValidationError("--legacy and --sc-only exclude each other") }
+        try PairingOptions.validate(io: io, passkey: passkey, legacy: legacy, secureConnectionsOnly: secureConnectionsOnly)
     }
 
     /// The Security Manager's configuration (Core Vol 3 Part H §3.5.1), as `pair` builds it, with
     /// --passkey as the displayed passkey.
     var configuration: PairingConfiguration {
-        var configuration = PairingConfiguration(ioCapability: PairingOptions.capabilities[io] ?? .keyboardDisplay)
-        configuration.mitmRequired = mitm
-        configuration.secureConnections = !legacy
-        configuration.secureConnectionsOnly = secureConnectionsOnly
-        configuration.bonding = !noBond
+        var configuration = PairingOptions.configuration(
+            io: io, mitm: mitm, legacy: legacy, secureConnectionsOnly: secureConnectionsOnly, noBond: noBond)
         configuration.fixedPasskey = passkey
         return configuration
     }
