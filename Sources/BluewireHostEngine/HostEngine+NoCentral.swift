@@ -21,9 +21,12 @@ struct ClientOperation: Sendable {
 }
 
 extension HostEngine {
-    mutating func startScan(_ id: HostRequestID, _ parameters: ScanParameters, _ filter: AdvertisingFilter) {
+    mutating func startScan(_ id: HostRequestID, _ parameters: ScanParameters, _ filter: AdvertisingFilter, duration: TimeSpan?) {
         complete(id, .failure(.notSupported))
     }
+    /// No scan, no scan duration.
+    var scanDeadline: MonotonicInstant? { nil }
+    mutating func fireScanDuration() {}
     /// Nothing scans, so stopping succeeds at once.
     mutating func stopScan(_ id: HostRequestID?) { complete(id, .success(.done)) }
     mutating func scanStopped() {}

@@ -11,23 +11,27 @@ struct ScanState: Sendable {
     var extendedChains = ExtendedAdvertisingReassembler()
     /// A stop has been queued; reports still arriving are still delivered until it is answered.
     var stopping = false
+    /// When the scan's duration is over (HostEngine+ScanDuration); nil: until `.stopScan`.
+    var deadline: MonotonicInstant?
+    /// The stop queued is the duration's: the machine takes ScanCompleted when it is answered.
+    var completing = false
 }
 
 extension HostEngine {
     /// LE Set (Extended) Scan Parameters, then Enable (§7.8.10-11, §7.8.64-65).
-    mutating func startScan(_ id: HostRequestID, _ parameters: ScanParameters, _ filter: AdvertisingFilter) {
+    mutating func startScan(_ id: HostRequestID, _ parameters: ScanParameters, _ filter: AdvertisingFilter, duration: TimeSpan?) {
         guard phase == .running, let controller else { return complete(id, .failure(.notRunning)) }
         guard scan == nil || scan?.stopping == true else { return complete(id, .failure(.scanAlreadyRunning)) }
         // A stop queued ahead of this start ends the previous scan before this one begins: the
         // machine goes through Initial (StopScan is accepted: that scan kept it in Scanning).
-        if scan?.stopping == true { fireScanExpected(.stopScan) }
+        if let previous = scan, previous.stopping { fireScanExpected(previous.endTrigger) }
         do throws(HostEngineError) {
             try fireScan(.startScan)
         } catch {
             // In Error after a failed scan, until `.resetScan`.
             return complete(id, .failure(error))
         }
-        scan = ScanState(aggregator: AdvertisingAggregator(filter: filter))
+        scan = ScanState(aggregator: AdvertisingAggregator(filter: filter), deadline: duration.map { now + $0 })
         enqueue(id, .startScan, ScanCommands.start(parameters, on: controller))
     }
 
@@ -40,10 +44,10 @@ extension HostEngine {
 
     mutating func scanStopped() {
         // A scan started after the stop was queued goes on (its start fired this stop already).
-        guard scan?.stopping == true else { return }
+        guard let stopped = scan, stopped.stopping else { return }
         scan = nil
         // Accepted: the machine is in Scanning while a scan exists.
-        fireScanExpected(.stopScan)
+        fireScanExpected(stopped.endTrigger)
         emit(.scanStopped)
     }
 

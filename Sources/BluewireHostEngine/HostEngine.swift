@@ -157,6 +157,7 @@ public struct HostEngine: Sendable {
         consider(channelDeadline)
         consider(securityDeadline)
         consider(privacyDeadline)
+        consider(scanDeadline)
         return earliest
     }
 
@@ -175,6 +176,7 @@ public struct HostEngine: Sendable {
         advanceChannelTimers()
         fireSecurityTimers()
         firePrivacyRotation()
+        fireScanDuration()
         pumpProcedures()
     }
 
@@ -211,7 +213,7 @@ public struct HostEngine: Sendable {
         advanceTime(to: now)
         switch request {
         case .start: start(id)
-        case .startScan(let parameters, let filter): startScan(id, parameters, filter)
+        case .startScan(let parameters, let filter, let duration): startScan(id, parameters, filter, duration: duration)
         case .stopScan: stopScan(id)
         case .connect(let peer, let parameters): connect(id, peer, parameters)
         case .cancelConnect: cancelConnect(id)

@@ -10,7 +10,10 @@ public enum HostRequest: Hashable, Sendable {
     /// Bring the controller up (Reset ... LE Set Random Address; see `ControllerBringUp`).
     case start
     /// Start scanning; reports arrive as `.deviceFound` events. Completes once the controller scans.
-    case startScan(ScanParameters, filter: AdvertisingFilter)
+    /// With a `duration`, the engine stops the scan itself that long after the request (the scan's
+    /// machine takes ScanCompleted, not StopScan, and `.scanStopped` follows once the controller
+    /// confirmed that it no longer scans); without one it runs until `.stopScan`.
+    case startScan(ScanParameters, filter: AdvertisingFilter, duration: TimeSpan? = nil)
     /// Stop scanning. Runs after any start already requested, so the controller ends up not scanning.
     case stopScan
     /// Create a connection as central (§7.8.12 / §7.8.66). Completes with `.connected` or an error.

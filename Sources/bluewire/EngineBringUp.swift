@@ -1,16 +1,29 @@
 import Bluewire
+import BluewireTesting
+import BluewireTransport
 
 extension EngineHost {
     /// A command's start on the engine host: bring-up (Reset and the rest, Docs/Design.md), then
     /// clearing what a previous program left on the controller (bumble's Reset clears nothing, and a
     /// pending connection attempt, a scan or advertising left on would make ours Command Disallowed).
+    /// In a replay the clearing runs only if the recording host did it too: captures recorded before
+    /// that step lack it (`LiveOptions.recordedLeftoverClearing`).
     /// A failed bring-up closes the host and ends the process with status 1, naming the reason.
     func bringUpForCommand() async {
         if case .failure(let error) = await perform(.start) {
             await close()
             fail("controller bring-up failed: \(error)")
         }
+        if let replay = Self.replay(under: transport), await !LiveOptions.recordedLeftoverClearing(replay) { return }
         _ = await perform(.clearControllerLeftovers)
+    }
+
+    /// The replay `transport` is, or wraps (`--capture`, `--verbose`); nil for a live controller.
+    static func replay(under transport: any HCITransport) -> ReplayTransport? {
+        if let replay = transport as? ReplayTransport { return replay }
+        if let tap = transport as? CaptureTap { return replay(under: tap.base) }
+        if let tap = transport as? PacketLogTap { return replay(under: tap.base) }
+        return nil
     }
 }
 

@@ -76,36 +76,37 @@ struct ScanCommand: AsyncParsableCommand {
         // `bluewire scan --json | head -1` must end quietly, not die of SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let filter = try makeFilter()
-        var resolver: ScanBondResolver
+        let bonds: [HostBond]
         do {
-            resolver = try ScanBondResolver.load(keyFile)
+            bonds = try ScanKeys.load(keyFile)
         } catch {
             fail("\(error)")
         }
-        let host: BluetoothHost
+        let host: EngineHost
         do {
-            host = try await live.startHost()
+            // The engine resolves private addresses with the bonds' IRKs itself; the controller's
+            // resolving list is left alone (ScanKeys).
+            host = try await live.startEngineHost(connectionTimeout: .seconds(10)) { $0.controllerAddressResolution = false }
         } catch {
             fail("\(error)")
         }
-        let interrupt = ScanInterrupt { Task { await host.stopScan() } }
+        await ScanKeys.give(bonds, to: host)
+        // From here a signal stops the scan (once it has started) instead of ending the process:
+        // an interrupted scan still disables scanning, closes the transport and flushes --capture.
+        let (stops, stop) = AsyncStream<Void>.makeStream()
+        let interrupt = ScanInterrupt { stop.yield() }
         defer { interrupt.cancel() }
+        await host.bringUpForCommand()
 
         let output = ScanOutput(mode: json ? .json : (isatty(STDOUT_FILENO) == 1 ? .table : .lines))
         let span = duration.map { TimeSpan.microseconds(Int64(($0 * 1_000_000).rounded())) }
-        let devices = await host.scan(filter: filter, parameters: ScanParameters(active: !passive), duration: span)
-        var seen = Set<BluetoothAddress>()
-        do {
-            for try await device in devices {
-                seen.insert(device.address)
-                output.show(resolver.named(device))
-            }
-        } catch {
+        let run = ScanRun(host: host, output: output)
+        if let failure = await run.scan(ScanParameters(active: !passive), filter: filter, duration: span, stops: stops) {
             await host.close()
-            fail("\(error)")
+            fail(failure)
         }
         await host.close()
-        output.finish(devices: seen.count)
+        output.finish(devices: run.devices)
     }
 }
 
