@@ -8,11 +8,18 @@ extension EngineHost {
     /// pending connection attempt, a scan or advertising left on would make ours Command Disallowed).
     /// In a replay the clearing runs only if the recording host did it too: captures recorded before
     /// that step lack it (`LiveOptions.recordedLeftoverClearing`).
-    /// A failed bring-up closes the host and ends the process with status 1, naming the reason.
+    /// A failed bring-up closes the host and ends the process with status 1, naming the command that
+    /// failed and why (`controller bring-up failed at Reset (0x0c03): ...`).
     func bringUpForCommand() async {
-        if case .failure(let error) = await perform(.start) {
+        switch await perform(.start) {
+        case .failure(.bringUp(let error)):
+            await close()
+            fail("\(error)")
+        case .failure(let error):
             await close()
             fail("controller bring-up failed: \(error)")
+        case .success:
+            break
         }
         if let replay = Self.replay(under: transport), await !LiveOptions.recordedLeftoverClearing(replay) { return }
         _ = await perform(.clearControllerLeftovers)

@@ -16,7 +16,7 @@ import Foundation
 struct ScanTestAdvertiserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan-test-advertiser",
-        abstract: "Advertise with raw legacy advertising commands (for scan tests).",
+        abstract: "Advertise legacy ADV_IND PDUs (for scan tests).",
         shouldDisplay: false
     )
 
