@@ -6,11 +6,13 @@ extension EngineHost {
     /// A command's start on the engine host: bring-up (Reset and the rest, Docs/Design.md), then
     /// clearing what a previous program left on the controller (bumble's Reset clears nothing, and a
     /// pending connection attempt, a scan or advertising left on would make ours Command Disallowed).
-    /// In a replay the clearing runs only if the recording host did it too: captures recorded before
-    /// that step lack it (`LiveOptions.recordedLeftoverClearing`).
+    /// `oldCaptures`: in a replay, clear only if the recording host did it too, as `BluetoothHost`
+    /// commands did: `Captures/bluewire_scan_bumble.btsnoop` was recorded before that step
+    /// (`LiveOptions.recordedLeftoverClearing`, which looks at the capture's next host packet, so only
+    /// for a command whose engine sends nothing of its own after bring-up: no resolving list to load).
     /// A failed bring-up closes the host and ends the process with status 1, naming the command that
     /// failed and why (`controller bring-up failed at Reset (0x0c03): ...`).
-    func bringUpForCommand() async {
+    func bringUpForCommand(oldCaptures: Bool = false) async {
         switch await perform(.start) {
         case .failure(.bringUp(let error)):
             await close()
@@ -21,7 +23,7 @@ extension EngineHost {
         case .success:
             break
         }
-        if let replay = Self.replay(under: transport), await !LiveOptions.recordedLeftoverClearing(replay) { return }
+        if oldCaptures, let replay = Self.replay(under: transport), await !LiveOptions.recordedLeftoverClearing(replay) { return }
         _ = await perform(.clearControllerLeftovers)
     }
 

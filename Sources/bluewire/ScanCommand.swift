@@ -96,7 +96,8 @@ struct ScanCommand: AsyncParsableCommand {
         let (stops, stop) = AsyncStream<Void>.makeStream()
         let interrupt = ScanInterrupt { stop.yield() }
         defer { interrupt.cancel() }
-        await host.bringUpForCommand()
+        // The scan capture in Captures/ predates the leftover clearing; its replay runs as recorded.
+        await host.bringUpForCommand(oldCaptures: true)
 
         let output = ScanOutput(mode: json ? .json : (isatty(STDOUT_FILENO) == 1 ? .table : .lines))
         let span = duration.map { TimeSpan.microseconds(Int64(($0 * 1_000_000).rounded())) }
