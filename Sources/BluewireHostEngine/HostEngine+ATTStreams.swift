@@ -71,10 +71,10 @@ extension HostEngine {
     /// back (Number Of Completed Packets), when a stream starts or stops, and after the server's events.
     mutating func pumpATTStreams() {
         guard !attStreams.isEmpty else { return }
-        // Two buffer counts: one for the controller to take now, one queued behind it (at least 2).
+        // Two buffer counts wait in the host behind what the controller holds (as BluetoothHost kept
+        // them): the controller always has the next packets ready, and memory stays flat.
         let high = Swift.max(2 * aclCredits.totalBuffers, 2)
         var index = 0
-        var queued = false
         while index < attStreams.count {
             let connection = attStreams[index].connection
             guard let link = links.index(forKey: connection) else {
@@ -83,7 +83,7 @@ extension HostEngine {
                 continue
             }
             if attStreams[index].end == nil {
-                fillATTStream(index, link: link, high: high, queued: &queued)
+                fillATTStream(index, link: link, high: high)
             }
             if let end = attStreams[index].end, aclCredits.queuedCount(handle: connection, lane: .fixed) == 0 {
                 let finished = attStreams.remove(at: index)
@@ -92,11 +92,11 @@ extension HostEngine {
             }
             index += 1
         }
-        if queued { pumpACL() }
     }
 
-    /// Queues values of the stream at `index` until its link holds `high` ACL packets, or ends it.
-    mutating func fillATTStream(_ index: Int, link: Dictionary<UInt16, EngineLink>.Index, high: Int, queued: inout Bool) {
+    /// Sends values of the stream at `index` while the controller has buffers and queues more until
+    /// `high` ACL packets wait on its link, or ends it.
+    mutating func fillATTStream(_ index: Int, link: Dictionary<UInt16, EngineLink>.Index, high: Int) {
         let connection = attStreams[index].connection
         let stream = attStreams[index].stream
         if stream.pdu == .notification, !server.subscription(connection: connection, valueHandle: stream.valueHandle).notifications {
@@ -124,7 +124,8 @@ extension HostEngine {
             aclCredits.enqueue(handle: connection, fragmenter.fragment(handle: connection, frame: attStreams[index].frame[...]))
             attStreams[index].sequence = sequence &+ 1
             attStreams[index].sent += 1
-            queued = true
+            // Straight to the controller while it has buffers, so the queue counts only what waits.
+            pumpACL()
         }
     }
 
