@@ -38,13 +38,6 @@ extension ThroughputPeer {
         var streams: [UInt16: Task<Void, Never>] = [:]
         // The engine has no event for a write a handler took: the sink says when its report is written.
         sink.observeResets { onEvent(.sinkReset(connection: $0)) }
-        defer {
-            sink.observeResets(nil)
-            for (connection, task) in streams {
-                task.cancel()
-                Task { _ = await host.perform(.stopATTStream(connection: connection, .notification)) }
-            }
-        }
         let stream = handles.stream
         for await event in events {
             switch event {
@@ -69,5 +62,11 @@ extension ThroughputPeer {
                 onEvent(.host(event))
             }
         }
+        // The events ended or the task was cancelled: the engine's streams stop too (each stream's
+        // task reports it as it completes).
+        for connection in streams.keys.sorted() {
+            _ = await host.perform(.stopATTStream(connection: connection, .notification))
+        }
+        sink.observeResets(nil)
     }
 }
