@@ -114,16 +114,21 @@ public struct EngineThroughputClient: Sendable {
         let host = self.host, handle = self.handle
         // Subscribed before the command goes out, so the update cannot slip past.
         let events = await host.events()
-        guard case .success = await host.perform(.setPHY(connection: handle, tx: phys, rx: phys)) else { return nil }
         let clock = host.clock
-        let deadline = clock.now + timeout
         return await withTaskGroup(of: (tx: UInt8, rx: UInt8)?.self) { group in
+            // Iterated from the start, so that cancelling it ends the stream (and the host's
+            // observer) on every path.
             group.addTask {
                 for await event in events {
                     if case .phyUpdated(handle, let tx, let rx) = event { return (tx, rx) }
                 }
                 return nil
             }
+            guard case .success = await host.perform(.setPHY(connection: handle, tx: phys, rx: phys)) else {
+                group.cancelAll()
+                return nil
+            }
+            let deadline = clock.now + timeout
             group.addTask {
                 try? await clock.sleep(until: deadline)
                 return nil
