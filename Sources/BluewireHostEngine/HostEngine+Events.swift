@@ -16,6 +16,8 @@ extension HostEngine {
                 aclCredits.completed(handle: entry.connectionHandle, count: Int(entry.numCompletedPackets))
             }
             pumpACL()
+            // Streams top their links up again (HostEngine+ATTStreams).
+            pumpATTStreams()
         case .disconnectionComplete(let dc):
             guard dc.status.isSuccess else { return }
             linkDisconnected(handle: dc.connectionHandle, reason: dc.reason)
@@ -51,7 +53,10 @@ extension HostEngine {
             advertisingSetTerminated(status: terminated.status)
         case .longTermKeyRequest(let request):
             longTermKeyRequested(request)
-        case .directedAdvertisingReport, .dataLengthChange, .phyUpdateComplete, .readRemoteFeaturesComplete,
+        case .phyUpdateComplete(let update):
+            guard update.status.isSuccess, links[update.connectionHandle] != nil else { return }
+            emit(.phyUpdated(connection: update.connectionHandle, tx: update.txPHY, rx: update.rxPHY))
+        case .directedAdvertisingReport, .dataLengthChange, .readRemoteFeaturesComplete,
              .channelSelectionAlgorithm, .unknown:
             break
         }

@@ -24,6 +24,8 @@ extension HostEngine {
             if case .mtuExchanged = event { continue }
             emit(.server(event))
         }
+        // An unsubscription ends a notification stream; an MTU change lengthens its values.
+        pumpATTStreams()
     }
 
     /// Handle Value Notification (§3.4.7.1) to every subscribed central, or one.

@@ -28,6 +28,8 @@ enum ProcedureKind: Hashable, Sendable {
     /// each bond with an IRK and LE Set Address Resolution Enable (HostEngine+ResolvingList).
     case readResolvingListSize
     case writeResolvingList
+    /// LE Read PHY: its return parameters complete the request (HostEngine+PHY).
+    case readPHY
     case bestEffort
 }
 
@@ -91,6 +93,7 @@ extension HostEngine {
             return
         }
         if case .readResolvingListSize = procedures[0].kind { resolvingListSizeAnswered(completion.result) }
+        if case .readPHY = procedures[0].kind { return phyRead(procedures.removeFirst().id, completion.result) }
         let index = procedures[0].next
         let optional = procedures[0].commands[index].optional
         if case .failure(let error) = completion.result, !optional {
@@ -166,7 +169,7 @@ extension HostEngine {
         case .disconnect, .encrypt:
             // Disconnection Complete / Encryption Change finishes it.
             break
-        case .readResolvingListSize:
+        case .readResolvingListSize, .readPHY:
             break
         case .writeResolvingList:
             resolvingListWritten()

@@ -61,6 +61,8 @@ public struct HostEngine: Sendable {
     var fragmenter = L2CAPFragmenter(bufferSize: 27)
     var reassembler = L2CAPReassembler()
     var links: [UInt16: EngineLink] = [:]
+    /// Sequence-numbered notifications and Write Commands sent as ACL buffers allow (HostEngine+ATTStreams).
+    var attStreams: [ATTStreamState] = []
     #if !BLUEWIRE_NO_CHANNELS
     /// SPSMs every link accepts credit based channels on (HostEngine+ChannelRequests).
     var channelServices: [SPSM: CreditBasedChannelManager.Service] = [:]
@@ -246,6 +248,10 @@ public struct HostEngine: Sendable {
         case .clearControllerLeftovers: clearControllerLeftovers(id)
         case .reset(let peer): resetPeer(id, peer)
         case .resetScan: resetScan(id)
+        case .streamATT(let connection, let stream): streamATT(id, connection, stream)
+        case .stopATTStream(let connection, let pdu): stopATTStream(id, connection, pdu)
+        case .readPHY(let connection): readPHY(id, connection)
+        case .setPHY(let connection, let tx, let rx): setPHY(id, connection, tx: tx, rx: rx)
         }
         pumpProcedures()
     }

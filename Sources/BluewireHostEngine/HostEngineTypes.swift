@@ -159,6 +159,10 @@ public enum HostCompletion: Hashable, Sendable {
     case channelsOpened([HostChannel])
     /// Pairing or encryption finished: the link's security level now (Core Vol 3 Part C §10.2.1).
     case secured(LinkSecurityLevel)
+    /// An ATT stream ended (`HostRequest.streamATT`): the values it handed to the link, and why.
+    case streamed(sent: Int, end: ATTStreamEnd)
+    /// LE Read PHY: the link's PHYs each way (1 = LE 1M, 2 = LE 2M, 3 = LE Coded; Core Vol 4 Part E §7.8.47).
+    case phy(tx: UInt8, rx: UInt8)
 }
 
 /// Something that happened that no request asked for.
@@ -232,6 +236,9 @@ public enum HostEngineEvent: Hashable, Sendable {
     /// Authentication 0x05...), an invalid handle. Attribute Not Found, how discovery ends (Part G
     /// §4.4.1), is not reported.
     case serverRequestRefused(connection: UInt16, request: ATTOpcode, handle: UInt16, error: ATTErrorCode)
+    /// LE PHY Update Complete (Core Vol 4 Part E §7.7.65.12) with success: the link's PHYs each way now
+    /// (1 = LE 1M, 2 = LE 2M, 3 = LE Coded), after `.setPHY` or a change the peer asked for.
+    case phyUpdated(connection: UInt16, tx: UInt8, rx: UInt8)
 }
 
 /// Why a Signed Write Command was not written.

@@ -102,6 +102,22 @@ public enum HostRequest: Hashable, Sendable {
     /// after a scan that failed to start or was failed by the controller; `.startScan` is refused
     /// until then. Fails with `.refused` in any other state.
     case resetScan
+    /// Send sequence-numbered notifications or Write Commands on a link as fast as the controller's
+    /// ACL buffers take them (`ATTStream`), until the limit, `.stopATTStream`, the central's
+    /// unsubscription or the link's end. Completes with `.streamed` once the stream has ended and the
+    /// controller has taken every packet it queued (at once when the link went down). A new stream of
+    /// the same PDU on the link replaces a running one (which ends `.replaced`). `HostEngine.attStreamSent`
+    /// says how many values went so far.
+    case streamATT(connection: UInt16, ATTStream)
+    /// End the link's running stream of this PDU (`.stopped`); completes with `.done` at once, the
+    /// stream's own request once its packets have left.
+    case stopATTStream(connection: UInt16, ATTStream.PDU)
+    /// LE Read PHY (Core Vol 4 Part E §7.8.47): completes with `.phy`, the PHYs in force on the link.
+    case readPHY(connection: UInt16)
+    /// LE Set PHY (§7.8.49) both ways as given: completes with `.done` once the controller accepted
+    /// it (Command Status); the link layer's result comes later as a `.phyUpdated` event, or never
+    /// when nothing changes (the peer's choice, Core Vol 6 Part B §5.1.10).
+    case setPHY(connection: UInt16, tx: LEPHYSet, rx: LEPHYSet)
 }
 
 /// GATT client operations (Core Vol 3 Part G §4).

@@ -24,52 +24,6 @@ struct LiveOptions: ParsableArguments {
     @Flag(name: .long, help: "Log every packet (trace level) to stderr.")
     var verbose = false
 
-    /// Opens the transport (wrapped in a capture tap with `--capture`) and starts a Host on it.
-    func startHost(configuration: HostConfiguration = HostConfiguration()) async throws -> BluetoothHost {
-        let spec = try TransportSpec.resolve(transport)
-        var base: any HCITransport
-        var clock: any HostClock = SystemHostClock()
-        var isReplay = false
-        var replay: ReplayTransport?
-        if case .replay(let path) = spec {
-            isReplay = true
-            base = try await LiveOptions.openReplay(path)
-            // A replay's timers run in the capture's time (ReplayClock), as fast as the replay goes.
-            replay = base as? ReplayTransport
-            if let replay { clock = replay.hostClock }
-        } else {
-            do {
-                base = try await spec.open()
-            } catch {
-                // The error says what failed (connect: Connection refused); the user needs to
-                // know which controller it was.
-                throw CLIError("cannot open \(spec): \(error)")
-            }
-        }
-        if let capture {
-            base = try CaptureTap(wrapping: base, path: capture)
-        }
-        var configuration = configuration
-        if let address {
-            guard let parsed = BluetoothAddress(parsing: address) else {
-                throw ValidationError("invalid address \(address): expected AA:BB:CC:DD:EE:FF")
-            }
-            configuration.randomAddress = BluetoothAddress(value: parsed.value, type: .random)
-        }
-        var logger = Logger(label: "bluewire")
-        logger.logLevel = verbose ? .trace : .warning
-        let host = BluetoothHost(transport: base, configuration: configuration, clock: clock, logger: logger)
-        try await host.start()
-        // What a previous process left on the controller (bumble's Reset clears nothing). In a
-        // replay only if the recorder did it too: captures from before this step lack it.
-        if !isReplay {
-            await host.clearControllerLeftovers()
-        } else if let replay, await Self.recordedLeftoverClearing(replay) {
-            await host.clearControllerLeftovers()
-        }
-        return host
-    }
-
     /// The transport (with `--capture`, and a packet log with `--verbose`), as an `EngineHost`: the
     /// commands that run on the host engine (`pair`, `l2cap`, `serve`, `gatt read|write|subscribe`...). Not
     /// started. `replayable` commands run on a `replay:` transport too, their timers in the capture's

@@ -112,44 +112,6 @@ struct ThroughputCommand: AsyncParsableCommand {
         let peer = BluetoothAddress(parsing: address) ?? BluetoothAddress(value: 0, type: .public)
         let mode = ThroughputMode(rawValue: mode) ?? .notify
         if mode == .l2cap, let spsm = psm.flatMap(parseSPSM) { return await runOnChannel(peer: peer, psm: spsm) }
-        var configuration = HostConfiguration()
-        if let mtu { configuration.preferredMTU = UInt16(mtu) }
-        let options = ThroughputOptions(
-            mode: mode, duration: .microseconds(Int64(duration * 1_000_000)), valueHandle: handle.flatMap(Self.parseHandle),
-            payloadLength: length, packetLimit: packets, phy: phy.flatMap(Self.parsePHY))
-        let host: BluetoothHost
-        do {
-            host = try await live.startHost(configuration: configuration)
-        } catch {
-            fail("\(error)")
-        }
-        // SIGINT/SIGTERM: cancel the attempt or disconnect before exiting.
-        let interrupts = CommandInterrupts { Task { await host.release(); Foundation.exit(130) } }
-        defer { interrupts.cancel() }
-        let connection: Connection
-        do {
-            connection = try await host.connect(to: peer)
-        } catch {
-            await host.release()
-            // Named once: the timeout's own message already names the address.
-            let reason = "\(error)"
-            fail(reason.contains("\(peer)") ? reason : "cannot connect to \(peer): \(reason)")
-        }
-        let progressLine = ThroughputProgressLine(mode: mode)
-        let report: ThroughputReport
-        do {
-            report = try await ThroughputClient(connection: connection).run(options) { progressLine.show($0) }
-        } catch {
-            progressLine.finish()
-            await host.release()
-            fail("\(peer): \(error)")
-        }
-        progressLine.finish()
-        await host.release()
-        if report.phyRequestFailed, let asked = phy {
-            let used = report.phy.map { "LE \(ThroughputReportOutput.phyName($0.tx).uppercased()) transmit, \(ThroughputReportOutput.phyName($0.rx).uppercased()) receive" } ?? "an unknown PHY"
-            FileHandle.standardError.write(Data("bluewire: warning: the PHY did not change to \(asked) (refused or no answer): measured on \(used)\n".utf8))
-        }
-        ThroughputReportOutput.print(report, json: json)
+        await runOnEngine(peer: peer, mode: mode)
     }
 }

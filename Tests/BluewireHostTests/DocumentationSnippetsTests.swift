@@ -110,6 +110,26 @@ enum DocumentationSnippets {
             }
         print(report.kilobitsPerSecond, "kbit/s,", report.packets, "packets,", report.lost ?? 0, "lost")
     }
+
+    /// MeasuringThroughput.md, "On the engine host"
+    static func measuringThroughputOnTheEngine(peripheralAddress: BluetoothAddress, centralAddress: BluetoothAddress) async throws {
+        let peer = try ThroughputPeer()
+        let peripheral = EngineHost(transport: try await TransportSpec(parsing: "tcp:127.0.0.1:9001").open(),
+                                    configuration: HostEngineConfiguration(randomAddress: peripheralAddress))
+        await peripheral.setDatabase(peer.database)
+        let events = await peripheral.events()
+        _ = try await peripheral.perform(.start).get()
+        _ = try await peripheral.perform(.startAdvertising(.named("Bluewire Throughput", services: [ThroughputProfile.service]))).get()
+        Task { await peer.serve(on: peripheral, events: events) }
+
+        let central = EngineHost(transport: try await TransportSpec(parsing: "tcp:127.0.0.1:9002").open(),
+                                 configuration: HostEngineConfiguration(randomAddress: centralAddress))
+        _ = try await central.perform(.start).get()
+        let connection = try await central.connect(to: peripheralAddress)
+        let report = try await EngineThroughputClient(connection: connection).run(
+            ThroughputOptions(mode: .writeWithoutResponse, duration: .seconds(5)))
+        print(report.kilobitsPerSecond, "kbit/s,", report.sent ?? 0, "sent,", report.lost ?? 0, "lost")
+    }
 }
 
 @Suite("Documentation: article snippets and shipped example files")

@@ -1,6 +1,7 @@
 import BluewireCore
 import BluewireGATT
 import BluewireHCI
+import BluewireHostEngine
 
 /// Why a throughput run could not be made or finished.
 public enum ThroughputError: Error, Sendable, CustomStringConvertible {
@@ -22,6 +23,9 @@ public enum ThroughputError: Error, Sendable, CustomStringConvertible {
     case channel(L2CAPChannelError)
     /// The mode does not run over GATT (`l2cap`: use `ChannelThroughput` on an `EngineHost`).
     case notGATT(ThroughputMode)
+    /// A request to the host engine failed (`EngineThroughputClient`: discovery, a GATT operation,
+    /// the stream of Write Commands).
+    case engine(HostEngineError)
 
     public var description: String {
         switch self {
@@ -38,6 +42,9 @@ public enum ThroughputError: Error, Sendable, CustomStringConvertible {
         case .connection(let error): "\(error)"
         case .channel(let error): "channel: \(error)"
         case .notGATT(let mode): "\(mode.rawValue) does not run over GATT"
+        case .engine(.gatt(let error)): "\(error)"
+        case .engine(.att(let error)): "\(error)"
+        case .engine(let error): "\(error)"
         }
     }
 

@@ -46,6 +46,17 @@ final class ThroughputMeter: Sendable {
         }
     }
 
+    /// Packets of `octets` each sent in order until `count` in all (a stream the engine runs, read
+    /// now and then): the ones not counted yet are counted at `time`.
+    func sentUpTo(_ count: Int, octets: Int, at time: MonotonicInstant) {
+        state.withLock { state in
+            guard count > state.tracker.packets else { return }
+            while state.tracker.packets < count { state.tracker.record(sequence: state.tracker.nextExpected, octets: octets) }
+            state.lastPacket = time
+            if octets > state.largestPacket { state.largestPacket = octets }
+        }
+    }
+
     var packets: Int { state.withLock { $0.tracker.packets } }
 
     func requestStop() { state.withLock { $0.stopRequested = true } }

@@ -52,6 +52,13 @@ public struct ThroughputSinkReport: Sendable, Hashable {
 /// the GATT server); the lock lets the peer read the counters from anywhere.
 final class ThroughputSink: Sendable {
     private let trackers = Mutex<[UInt16: ThroughputSequenceTracker]>([:])
+    /// Told of each reset, on the host's executor (`ThroughputPeer.serve(on: EngineHost ...)`: the
+    /// engine reports no event for a write its handler took).
+    private let resetObserver = Mutex<(@Sendable (UInt16) -> Void)?>(nil)
+
+    func observeResets(_ observer: (@Sendable (UInt16) -> Void)?) {
+        resetObserver.withLock { $0 = observer }
+    }
 
     /// A packet written to the sink; one too short to carry a sequence number is counted as the
     /// next one in order, so its octets still count.
@@ -66,6 +73,7 @@ final class ThroughputSink: Sendable {
 
     func reset(_ connection: UInt16) {
         trackers.withLock { $0[connection] = ThroughputSequenceTracker() }
+        resetObserver.withLock { $0 }?(connection)
     }
 
     func report(for connection: UInt16) -> ThroughputSinkReport {
