@@ -30,19 +30,13 @@ need_packages() {
 # The toolchain's usr directory (lib/swift/embedded holds the Embedded stdlib's Unicode tables).
 swift_lib_dir() { dirname "$(dirname "$(command -v swiftc)")"; }
 
-# Swift module: dependencies, in dependency order (as scripts/check-embedded.sh).
-modules=(
-  "BluewireCore:"
-  "BluewireHCI:BluewireCore"
-  "BluewireL2CAP:BluewireCore BluewireHCI"
-  "BluewireATT:BluewireCore BluewireL2CAP"
-  "BluewireGATT:BluewireCore BluewireHCI BluewireL2CAP BluewireATT"
-  "BluewireSMP:BluewireCore"
-)
-# BluewireHostEngine is compiled once per image, with the compilation conditions that leave out what
-# the image does not use (HostEngine+NoSecurity, +NoChannels, +NoCentral stand in): neither image
-# pairs or opens credit based channels, and the peripheral has no central role (scanning,
-# connecting, GATT client). A default (SwiftPM) build compiles everything.
+# The sources of one image: the sans-I/O core modules and BluewireHostEngine (in dependency order,
+# as scripts/check-embedded.sh), then the app's own.
+core_modules=(BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT BluewireSMP BluewireHostEngine)
+# Each image is compiled with the compilation conditions that leave out what it does not use
+# (HostEngine+NoSecurity, +NoChannels, +NoCentral stand in): neither image pairs or opens credit based
+# channels, and the peripheral has no central role (scanning, connecting, GATT client). A default
+# (SwiftPM) build compiles everything.
 engine_conditions_peripheral=(-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_CENTRAL)
 engine_conditions_central=(-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS)
 
@@ -50,49 +44,45 @@ swift_flags=(-enable-experimental-feature Embedded -target "$target" -wmo -parse
   -Xcc -mfloat-abi=soft -Xfrontend -function-sections)
 cflags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=soft --specs=picolibc.specs -Os -ffunction-sections -fdata-sections -Wall)
 
-# Recompile a module when one of its sources is newer than its object, and every module after it
-# once one was recompiled (they import its .swiftmodule).
-build_modules() {
-  mkdir -p "$out/modules"
-  local stale=""
-  # Objects built with other flags (or another compiler) are not reused.
-  local stamp="$out/modules/flags"
-  local flags_now
-  flags_now="$(swiftc --version 2>&1 | head -1) ${swift_flags[*]}"
-  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$flags_now" ] || { rm -f "$out"/modules/*.o; stale=1; }
-  echo "$flags_now" > "$stamp"
-  for entry in "${modules[@]}"; do
-    local name=${entry%%:*}
-    local srcs
-    srcs=$(find "Sources/$name" -name '*.swift' | sort)
-    local obj="$out/modules/$name.o"
-    if [ -z "$stale" ] && [ -f "$obj" ] && [ -z "$(find "Sources/$name" -name '*.swift' -newer "$obj")" ]; then continue; fi
-    stale=1
-    echo "firmware: compiling $name"
-    # shellcheck disable=SC2086
-    swiftc "${swift_flags[@]}" -module-name "$name" -I "$out/modules" \
-      -emit-module -emit-module-path "$out/modules/$name.swiftmodule" -c $srcs -o "$obj"
-  done
+# One image is ONE Swift module, compiled in one whole-module (-wmo) compilation: the core modules'
+# sources, BluewireHostEngine's and the app's, copied into $dir/src with the imports of our own modules
+# blanked out (line numbers kept; #sourceLocation points diagnostics at the original file). The
+# optimiser then specialises each generic once for the image, not once per module, and drops what
+# the image never calls.
+gather_sources() {
+  local app=$1 src=$2
+  rm -rf "$src"; mkdir -p "$src"
+  local file rel
+  while read -r file; do
+    rel=${file#Sources/}; rel=${rel#"$fw"/}
+    { printf '#sourceLocation(file: "%s", line: 1)\n' "$file"
+      sed -E 's/^[[:space:]]*import (BluewireCore|BluewireHCI|BluewireL2CAP|BluewireATT|BluewireGATT|BluewireSMP|BluewireHostEngine)[[:space:]]*$//' "$file"
+    } > "$src/${rel//\//__}"
+  done < <(image_sources "$app")
 }
 
-# The engine for one image, with that image's conditions, when a source, a module below it or the
-# conditions changed.
-build_engine() {
+image_sources() {
+  local app=$1 m
+  for m in "${core_modules[@]}"; do find "Sources/$m" -name '*.swift' | sort; done
+  find "$fw/Sources/Shared" "$fw/Sources/${app^}" -name '*.swift' | sort
+}
+
+# Recompiles an image's Swift when a source is newer than its object or the flags changed.
+build_swift() {
   local app=$1 dir="$out/$1"
   local -n conditions="engine_conditions_$app"
-  local obj="$dir/BluewireHostEngine.o" stamp="$dir/engine-flags"
-  local flags_now="$(cat "$out/modules/flags") ${conditions[*]}"
+  local obj="$dir/image.o" stamp="$dir/flags"
+  local flags_now
+  flags_now="$(swiftc --version 2>&1 | head -1) ${swift_flags[*]} ${conditions[*]}"
   if [ -f "$obj" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$flags_now" ] \
-    && [ -z "$(find Sources/BluewireHostEngine "$out/modules" -name '*.swift' -newer "$obj" -o -name '*.o' -newer "$obj")" ]; then
+    && [ -z "$(find $(image_sources "$app") "$fw/Startup/board.h" -newer "$obj")" ]; then
     return
   fi
-  echo "firmware: compiling BluewireHostEngine for $app (${conditions[*]})"
-  # Older builds compiled one engine for both images into modules/: it must not be found first.
-  rm -f "$out"/modules/BluewireHostEngine.*
-  # shellcheck disable=SC2046
-  swiftc "${swift_flags[@]}" "${conditions[@]}" -module-name BluewireHostEngine -I "$out/modules" \
-    -emit-module -emit-module-path "$dir/BluewireHostEngine.swiftmodule" \
-    -c $(find Sources/BluewireHostEngine -name '*.swift' | sort) -o "$obj"
+  echo "firmware: compiling $app as one module (${conditions[*]})"
+  gather_sources "$app" "$dir/src"
+  rm -f "$obj"
+  swiftc "${swift_flags[@]}" "${conditions[@]}" -module-name Firmware \
+    -import-objc-header "$fw/Startup/board.h" -c "$dir"/src/*.swift -o "$obj"
   echo "$flags_now" > "$stamp"
 }
 
@@ -100,19 +90,20 @@ build_image() {
   local app=$1
   local dir="$out/$app"
   mkdir -p "$dir"
-  build_engine "$app"
-  echo "firmware: compiling $app"
-  # shellcheck disable=SC2046
-  swiftc "${swift_flags[@]}" -module-name "Firmware" -I "$dir" -I "$out/modules" \
-    -import-objc-header "$fw/Startup/board.h" \
-    -c $(find "$fw/Sources/Shared" "$fw/Sources/${app^}" -name '*.swift' | sort) -o "$dir/app.o"
+  build_swift "$app"
   arm-none-eabi-gcc "${cflags[@]}" -c "$fw/Startup/startup.c" -o "$dir/startup.o"
   arm-none-eabi-gcc "${cflags[@]}" -c "$fw/Startup/support.c" -o "$dir/support.o"
-  local objs=("$dir/startup.o" "$dir/support.o" "$dir/app.o" "$dir/BluewireHostEngine.o")
-  for entry in "${modules[@]}"; do objs+=("$out/modules/${entry%%:*}.o"); done
-  arm-none-eabi-gcc "${cflags[@]}" -nostartfiles -T "$fw/Startup/mps2-an386.ld" -Wl,--gc-sections -Wl,--no-enum-size-warning -Wl,--no-warn-execstack -Wl,--no-warn-rwx-segments -Wl,--wrap=malloc,--wrap=free,--wrap=posix_memalign,--wrap=calloc,--wrap=realloc \
-    -Wl,-Map="$dir/$app.map" "${objs[@]}" \
+  # The toolchain's ld.lld, not GNU ld: lld garbage-collects the pieces of a merged string section
+  # one by one (GNU ld keeps .rodata.str whole: every string literal of the image, used or not) and
+  # folds identical functions (--icf=all).
+  local libgcc libc
+  libgcc=$(arm-none-eabi-gcc "${cflags[@]}" -print-libgcc-file-name)
+  libc=/usr/lib/picolibc/arm-none-eabi/lib/$(arm-none-eabi-gcc "${cflags[@]}" -print-multi-directory)/libc.a
+  "$(swift_lib_dir)/bin/ld.lld" -T "$fw/Startup/mps2-an386.ld" --gc-sections --icf=all \
+    --wrap=malloc --wrap=free --wrap=posix_memalign --wrap=calloc --wrap=realloc \
+    -Map="$dir/$app.map" "$dir/startup.o" "$dir/support.o" "$dir/image.o" \
     "$(swift_lib_dir)/lib/swift/embedded/$target/libswiftUnicodeDataTables.a" \
+    --start-group "$libc" "$libgcc" --end-group \
     -o "$out/bluewire-$app.elf"
   [ -f "$out/bluewire-$app.elf" ] || { echo "firmware: link failed for $app"; exit 1; }
 }
@@ -126,10 +117,8 @@ print_sizes() {
 }
 
 case "${1:-}" in
-  modules) build_modules ;;
   build)
     need_packages
-    build_modules
     for app in peripheral central; do
       rm -f "$out/bluewire-$app.elf"
       build_image "$app"
