@@ -36,7 +36,7 @@ struct ExploringCentral: FirmwareApplication {
             log("scanning for \(Self.target)")
         case .completed(let id, .success(.connected(let connection))) where id == connectID:
             handle = connection.handle
-            log("connected: handle \(connection.handle), peer \(connection.peer.description)")
+            log("connected: handle \(connection.handle), peer \(connection.peer)")
             engine.perform(.gatt(connection: connection.handle, .exchangeMTU), id: requests.take(), now: Board.now)
             discoverID = requests.take()
             engine.perform(.gatt(connection: connection.handle, .discoverAll), id: discoverID, now: Board.now)
@@ -65,7 +65,7 @@ struct ExploringCentral: FirmwareApplication {
             log("service \(service.service.uuid.description) handles \(service.service.handle)-\(service.service.endHandle)")
             for item in service.characteristics {
                 let characteristic = item.characteristic
-                log("  characteristic \(characteristic.uuid.description) value handle \(characteristic.valueHandle) properties 0x\(hex([characteristic.properties.rawValue])), \(item.descriptors.count) descriptors")
+                log("  characteristic \(characteristic.uuid.description) value handle \(characteristic.valueHandle) properties 0x\(hex: [characteristic.properties.rawValue]), \(item.descriptors.count) descriptors")
                 if characteristic.properties.contains(.read) {
                     let id = requests.take()
                     reads.append((id, characteristic.valueHandle))
@@ -87,7 +87,7 @@ struct ExploringCentral: FirmwareApplication {
         if let index = reads.firstIndex(where: { $0.0 == id }) {
             let valueHandle = reads.remove(at: index).1
             if case .success(.value(let value)) = result {
-                log("read handle \(valueHandle): \(hex(value))")
+                log("read handle \(valueHandle): \(hex: value)")
             } else {
                 log("read handle \(valueHandle) failed")
             }
@@ -108,13 +108,13 @@ struct ExploringCentral: FirmwareApplication {
         case .deviceFound(let device):
             guard !connecting, !finished, device.connectable else { return }
             connecting = true
-            log("found \(device.name ?? "?") at \(device.address.description), rssi \(device.rssi)")
+            log("found \(device.name ?? "?") at \(device.address), rssi \(device.rssi)")
             engine.perform(.stopScan, id: requests.take(), now: Board.now)
             connectID = requests.take()
             engine.perform(.connect(device.address, LEConnectionParameters()), id: connectID, now: Board.now)
         case .notification(let connection, let attribute, let value, _):
             notifications += 1
-            log("notification from handle \(attribute): \(hex(value))")
+            log("notification from handle \(attribute): \(hex: value)")
             if notifications == Self.notificationsWanted {
                 engine.perform(.disconnect(handle: connection, reason: .remoteUserTerminatedConnection),
                                id: requests.take(), now: Board.now)
@@ -122,7 +122,7 @@ struct ExploringCentral: FirmwareApplication {
         case .disconnected(let handle, let reason):
             self.handle = nil
             finished = true
-            log("disconnected: handle \(handle), reason 0x\(hex([reason.rawValue]))")
+            log("disconnected: handle \(handle), reason 0x\(hex: [reason.rawValue])")
             logHeap("central done")
             log("central: done")
         default:

@@ -51,10 +51,10 @@ struct HeartRatePeripheral: FirmwareApplication {
         case .advertisingStarted:
             log("advertising as \(Self.name)")
         case .connected(let connection):
-            log("connected: handle \(connection.handle), peer \(connection.peer.description)")
+            log("connected: handle \(connection.handle), peer \(connection.peer)")
         case .disconnected(let handle, let reason):
             subscribers.removeAll { $0 == handle }
-            log("disconnected: handle \(handle), reason 0x\(hex([reason.rawValue]))")
+            log("disconnected: handle \(handle), reason 0x\(hex: [reason.rawValue])")
             logHeap("after disconnection")
         case .mtuChanged(let connection, let mtu):
             log("mtu \(mtu) on handle \(connection)")
@@ -62,12 +62,13 @@ struct HeartRatePeripheral: FirmwareApplication {
             if subscription.valueHandle == handles.measurementHandle {
                 subscribers.removeAll { $0 == subscription.connection }
                 if subscription.configuration & 0x0001 != 0 { subscribers.append(subscription.connection) }
-                log("heart rate notifications \(subscription.configuration & 1 != 0 ? "on" : "off") for handle \(subscription.connection)")
+                let state: StaticString = subscription.configuration & 1 != 0 ? "on" : "off"
+                log("heart rate notifications \(state) for handle \(subscription.connection)")
             } else {
-                log("subscription 0x\(hex([UInt8(subscription.configuration)])) on attribute \(subscription.valueHandle)")
+                log("subscription 0x\(hex: [UInt8(subscription.configuration)]) on attribute \(subscription.valueHandle)")
             }
         case .server(.valueWritten(let connection, let handle, let value)) where handle == handles.echoHandle:
-            log("echo: \(value.count) octets written: \(hex(value))")
+            log("echo: \(value.count) octets written: \(hex: value)")
             engine.perform(.notify(valueHandle: handle, value: value, connection: connection), id: requests.take(), now: Board.now)
         default:
             break

@@ -24,33 +24,11 @@ enum Board {
         return octet < 0 ? nil : UInt8(truncatingIfNeeded: octet)
     }
 
+    static func writeLog(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { board_log_write($0.baseAddress, $0.count) }
+    }
+
     static var heapPeak: Int { Int(board_heap_peak()) }
     static var heapInUse: Int { Int(board_heap_in_use()) }
     static var heapAllocations: Int { Int(board_heap_allocations()) }
-}
-
-/// Lines on the log UART, each prefixed with the time in milliseconds.
-func log(_ text: String) {
-    let ms = Board.milliseconds
-    print("[\(ms / 1000).\(pad3(ms % 1000))] \(text)")
-}
-
-func logHeap(_ context: String) {
-    log("heap: peak \(Board.heapPeak) bytes, in use \(Board.heapInUse) bytes, \(Board.heapAllocations) allocations (\(context))")
-}
-
-private func pad3(_ value: UInt32) -> String {
-    value < 10 ? "00\(value)" : value < 100 ? "0\(value)" : "\(value)"
-}
-
-/// Octets as lowercase hex without separators.
-func hex<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-    let digits: [UInt8] = Array("0123456789abcdef".utf8)
-    var text: [UInt8] = []
-    text.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-        text.append(digits[Int(byte >> 4)])
-        text.append(digits[Int(byte & 0x0F)])
-    }
-    return String(decoding: text, as: UTF8.self)
 }
