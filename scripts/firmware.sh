@@ -4,9 +4,12 @@
 #   bash scripts/firmware.sh build                                  # both images, prints their sizes
 #   bash scripts/firmware.sh run peripheral|central --uart tcp:HOST:PORT
 #
-# The images link the sans-I/O core modules and BluewireHostEngine, compiled for
-# armv7em-none-none-eabi, against picolibc (Debian's picolibc-arm-none-eabi) and a small start-up
-# in Examples/Firmware/Startup. UART0 carries H4 to the controller; UART1 is the log (QEMU stdio).
+# Each image is the sans-I/O core modules, BluewireHostEngine and the app compiled together as one
+# Swift module for armv7em-none-none-eabi, linked by the toolchain's ld.lld against picolibc (Debian's
+# picolibc-arm-none-eabi) and a small start-up in Examples/Firmware/Startup. UART0 carries H4 to the
+# controller; UART1 is the log (QEMU stdio). Measured with Swift 6.3: peripheral 183,764 bytes of flash
+# and 5,760 of static RAM, central 237,476 and 6,032 (per-module objects linked by GNU ld: 229,248 and
+# 280,208 bytes of flash).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
