@@ -217,9 +217,9 @@ extension HostEngine {
             if let current = earliest, current <= deadline { return }
             earliest = deadline
         }
-        for link in links.values {
-            consider(link.channels.manager.deadline)
-            for bearer in link.channels.eattBearers.values { consider(bearer.deadline) }
+        for index in links.indices {
+            consider(links.values[index].channels.manager.deadline)
+            for bearer in links.values[index].channels.eattBearers.values { consider(bearer.deadline) }
         }
         return earliest
     }

@@ -342,8 +342,8 @@ extension HostEngine {
     /// The earliest SMP timer (§3.4) of any link.
     var securityDeadline: MonotonicInstant? {
         var earliest: MonotonicInstant?
-        for link in links.values {
-            guard let deadline = link.security.session?.deadline else { continue }
+        for index in links.indices {
+            guard let deadline = links.values[index].security.session?.deadline else { continue }
             if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
         return earliest

@@ -46,6 +46,8 @@ public struct HostEngine: Sendable {
     public internal(set) var controller: ControllerInfo?
     /// The latest time handed in.
     public internal(set) var now: MonotonicInstant = .zero
+    /// The time `advanceTime` last checked every timer at (HostEngine.receive).
+    var timersCheckedAt: MonotonicInstant?
 
     enum Phase: Hashable, Sendable { case off, starting, running, failed }
     var phase: Phase = .off
@@ -155,7 +157,8 @@ public struct HostEngine: Sendable {
             earliest = deadline
         }
         consider(pendingConnection?.deadline)
-        for link in links.values { consider(link.bearer.deadline) }
+        // By index: `for link in links.values` would copy every link, with all it holds.
+        for index in links.indices { consider(links.values[index].bearer.deadline) }
         consider(channelDeadline)
         consider(securityDeadline)
         consider(privacyDeadline)
@@ -180,13 +183,17 @@ public struct HostEngine: Sendable {
         firePrivacyRotation()
         fireScanDuration()
         pumpProcedures()
+        timersCheckedAt = self.now
     }
 
     /// The lowest handle whose ATT transaction deadline has passed.
     func firstLinkDue() -> UInt16? {
         var due: UInt16?
-        for (handle, link) in links {
-            guard let deadline = link.bearer.deadline, deadline <= now, !link.bearer.isClosed else { continue }
+        for index in links.indices {
+            guard let deadline = links.values[index].bearer.deadline, deadline <= now, !links.values[index].bearer.isClosed else {
+                continue
+            }
+            let handle = links.keys[index]
             if let current = due, current < handle { continue }
             due = handle
         }
@@ -196,8 +203,12 @@ public struct HostEngine: Sendable {
     // MARK: input
 
     /// A packet from the controller (an event or ACL data; others are ignored).
+    ///
+    /// Timers are checked when the time moved since they last were: every timer is armed for a
+    /// time after the one it is armed at, so none falls due while the time stands still, and the
+    /// packets of one transport read, handed in at one time, cost one check.
     public mutating func receive(_ packet: HCIPacket, now: MonotonicInstant) {
-        advanceTime(to: now)
+        if now > self.now || timersCheckedAt != self.now { advanceTime(to: now) }
         switch packet.type {
         case .event:
             guard let event = try? HCIEvent(decoding: packet.payload) else { return }

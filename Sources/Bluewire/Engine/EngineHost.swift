@@ -143,8 +143,11 @@ public actor EngineHost {
         var iterator = transport.inbound.makeAsyncIterator()
         do throws(TransportError) {
             while let packet = try await iterator.next(isolation: self) {
-                engine.receive(packet, now: clock.now)
-                while let more = iterator.nextBuffered() { engine.receive(more, now: clock.now) }
+                // Per transport read, not per packet: the packets that arrived with it are fed at
+                // one time (one clock read; the engine checks its timers once), then one drain.
+                let now = clock.now
+                engine.receive(packet, now: now)
+                while let more = iterator.nextBuffered() { engine.receive(more, now: now) }
                 drain()
             }
             transportEnded(.closed)
@@ -162,8 +165,12 @@ public actor EngineHost {
             case .completed(let id, let result):
                 waiters.removeValue(forKey: id)?.resume(returning: result)
             case .event(let event):
-                if case .notification(let connection, let attribute, let value, let isIndication) = event, let notificationHandler {
-                    notificationHandler(connection, GATTNotification(handle: attribute, value: value, isIndication: isIndication))
+                if case .notification(let connection, let attribute, let value, let isIndication) = event {
+                    // The hot path: the handler and the observers only (channels and pairing
+                    // prompts have nothing to do with a notification).
+                    notificationHandler?(connection, GATTNotification(handle: attribute, value: value, isIndication: isIndication))
+                    if !observers.isEmpty { for observer in observers.values { observer.yield(event) } }
+                    continue
                 }
                 channelRouter.route(event, host: self)
                 routePairingPrompt(event)
