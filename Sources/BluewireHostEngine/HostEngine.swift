@@ -120,7 +120,10 @@ public struct HostEngine: Sendable {
     /// The next output, or nil when there is nothing to do.
     public mutating func nextOutput() -> HostEngineOutput? {
         guard outputHead < outputs.count else { return nil }
-        let output = outputs[outputHead]
+        // Moved out, not copied (no retain here and release at the clearing below, per output):
+        // the slot keeps a placeholder with no payload until the buffer is cleared.
+        var output = HostEngineOutput.event(.scanStopped)
+        swap(&output, &outputs[outputHead])
         outputHead += 1
         if outputHead == outputs.count {
             outputs.removeAll(keepingCapacity: true)

@@ -64,6 +64,14 @@ public struct HCIInboundPackets: AsyncSequence, Sendable {
             return packet
         }
 
+        /// Every packet that has already arrived, in order, in `batch` (emptied first; reuse it
+        /// and it allocates nothing in steady state): what a consumer feeds in one go after `next`,
+        /// with one lock for the burst instead of one per packet. The end is reported by `next`.
+        public mutating func takeBuffered(into batch: inout [HCIPacket]) {
+            queue.takeBuffered(into: &batch)
+            for packet in batch { for observer in observers { observer(packet) } }
+        }
+
         public mutating func next() async throws(TransportError) -> HCIPacket? {
             guard let packet = try await queue.next(isolation: nil) else { return nil }
             for observer in observers { observer(packet) }

@@ -84,6 +84,24 @@ package final class SingleConsumerQueue<Element: Sendable, Failure: Error>: Send
         state.withLock { $0.pop() }
     }
 
+    /// Every buffered element, in order, without waiting, in `batch` (emptied first; its capacity
+    /// is kept): one lock for a whole burst where `nextBuffered` takes one per element. The
+    /// buffer and `batch` trade storage, so a consumer that reuses `batch` allocates nothing once
+    /// both have grown to its bursts. The end, if any, is reported by `next`.
+    @inlinable package func takeBuffered(into batch: inout [Element]) {
+        batch.removeAll(keepingCapacity: true)
+        state.withLock { state in
+            guard state.head < state.buffer.count else { return }
+            if state.head == 0 {
+                swap(&batch, &state.buffer)
+            } else {
+                batch.append(contentsOf: state.buffer[state.head...])
+                state.buffer.removeAll(keepingCapacity: true)
+                state.head = 0
+            }
+        }
+    }
+
     /// The next element; nil once the queue finished (after throwing its error, if it had one) or
     /// when the waiting task is cancelled.
     @inlinable package func next(isolation actor: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {

@@ -141,13 +141,17 @@ public actor EngineHost {
 
     func runInbound() async {
         var iterator = transport.inbound.makeAsyncIterator()
+        var batch: [HCIPacket] = []
         do throws(TransportError) {
             while let packet = try await iterator.next(isolation: self) {
-                // Per transport read, not per packet: the packets that arrived with it are fed at
-                // one time (one clock read; the engine checks its timers once), then one drain.
+                // Per transport read, not per packet: the packets that arrived with it are taken
+                // under one lock and fed at one time (one clock read; the engine checks its timers
+                // once), then one drain.
                 let now = clock.now
                 engine.receive(packet, now: now)
-                while let more = iterator.nextBuffered() { engine.receive(more, now: now) }
+                iterator.takeBuffered(into: &batch)
+                for more in batch { engine.receive(more, now: now) }
+                batch.removeAll(keepingCapacity: true)
                 drain()
             }
             transportEnded(.closed)
