@@ -6,7 +6,9 @@ import BluewireHostEngine
 /// The peripheral image: advertises as "Bluewire-MCU", serves Heart Rate (a measurement notified
 /// once a second while a central is subscribed) and the echo characteristic.
 struct HeartRatePeripheral: FirmwareApplication {
-    static let name = "Bluewire-MCU"
+    /// The advertised name, handed to the engine as UTF-8 octets: `HostAdvertisement.named` takes a
+    /// String, whose UTF-8 view costs the image about 2 KB of flash.
+    static let name: StaticString = "Bluewire-MCU"
     var requests = RequestNumbers()
     var startID = HostRequestID(0)
     var handles: HeartRateDatabase
@@ -30,7 +32,12 @@ struct HeartRatePeripheral: FirmwareApplication {
             log("controller up: HCI version \(info.version.hciVersion), LE ACL \(info.leACLDataPacketLength) x \(info.totalNumLEACLDataPackets)")
             engine.setDatabase(handles.database)
             engine.perform(
-                .startAdvertising(.named(Self.name, services: [HeartRateDatabase.heartRateService])),
+                .startAdvertising(HostAdvertisement(data: [
+                    // What `.named(_:services:)` advertises, the name as a raw Complete Local Name.
+                    .flags([.leGeneralDiscoverableMode, .brEdrNotSupported]),
+                    .serviceUUIDs([HeartRateDatabase.heartRateService], complete: true),
+                    .raw(type: .completeLocalName, data: Self.name.withUTF8Buffer { Array($0) }),
+                ])),
                 id: requests.take(), now: Board.now)
             logHeap("after bring-up")
         case .completed(let id, .failure) where id == startID:
