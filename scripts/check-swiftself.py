@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when a firmware image has a function that changes r10 through a base-register writeback
-(`stmia.w sl!, ...`, `ldr rX, [sl], #4`, ...) without saving r10 in its prologue.
+"""Fails when a firmware image has a function that returns and changes r10 through a base-register
+writeback (`stmia.w sl!, ...`, `ldr rX, [sl], #4`, ...) without saving r10 in its prologue.
 
 Swift's calling convention on 32-bit Arm passes `self` in r10 (swiftself), and r10 is callee-saved:
 a caller keeps using its own r10 after the call. LLVM's Arm load/store optimiser can turn the last
@@ -29,7 +29,7 @@ def main(elf):
         if len(fields) >= 3 and fields[1] in 'tT' and not re.match(r'\$[atd](\.|$)', fields[2]):
             functions.append((int(fields[0], 16) & ~1, fields[2]))
     starts = [start for start, _ in functions]
-    saving, writebacks = set(), []
+    saving, returning, writebacks = set(), set(), []
     for line in run('arm-none-eabi-objdump', '-d', elf).splitlines():
         match = re.match(r'\s*([0-9a-f]+):\t[0-9a-f ]+\t(\S+)\s*(.*)', line)
         if not match:
@@ -39,9 +39,18 @@ def main(elf):
         if (mnemonic.startswith('push') or (mnemonic.startswith('stmdb') and 'sp!' in operands)) \
                 and re.search(r'\bsl\b', operands):
             saving.add(function)
+        # A function that never returns (the firmware's main loop) need not give r10 back.
+        if (mnemonic == 'bx' and operands.startswith('lr')) or \
+                (mnemonic.startswith(('pop', 'ldmia', 'ldm.w', 'ldmia.w')) and re.search(r'\bpc\b', operands)):
+            returning.add(function)
+        branch = re.match(r'([0-9a-f]+) <', operands)
+        if mnemonic in ('b', 'b.w', 'b.n') and branch:
+            target = int(branch.group(1), 16)
+            if bisect.bisect_right(starts, target) - 1 != function:
+                returning.add(function)  # a tail call returns to our caller
         if re.search(r'\bsl!|\[sl(, #-?\d+)?\]!|\[sl\], #', operands):
             writebacks.append((function, address, mnemonic, operands))
-    bad = [(functions[f][1], a, m, o) for f, a, m, o in writebacks if f not in saving]
+    bad = [(functions[f][1], a, m, o) for f, a, m, o in writebacks if f not in saving and f in returning]
     for name, address, mnemonic, operands in bad:
         print(f'check-swiftself: {elf}: {name} at {address:#x}: {mnemonic} {operands} changes r10 without saving it')
     return 1 if bad else 0
