@@ -86,20 +86,10 @@ public struct EngineThroughputClient: Sendable {
         guard case .services(let services) = try await perform(.discoverAll) else {
             throw .characteristicNotFound(handle: options.valueHandle, mode: options.mode)
         }
-        let needed: CharacteristicProperties = switch options.mode {
-        case .notify: .notify
-        case .writeWithoutResponse: .writeWithoutResponse
-        case .write: .write
-        case .l2cap: throw .notGATT(.l2cap)
-        }
-        let profileUUID = options.mode == .notify ? ThroughputProfile.stream : ThroughputProfile.sink
+        let needed = try options.requiredProperties()
         for service in services {
             for item in service.characteristics {
-                let characteristic = item.characteristic
-                guard options.valueHandle.map({ characteristic.valueHandle == $0 }) ?? (characteristic.uuid == profileUUID) else { continue }
-                guard characteristic.properties.contains(needed) else {
-                    throw .propertyMissing(handle: characteristic.valueHandle, needed: needed, mode: options.mode)
-                }
+                guard try options.selects(item.characteristic, needing: needed) else { continue }
                 let report = service.characteristics.first { $0.characteristic.uuid == ThroughputProfile.sinkReport }
                 return (item, report?.characteristic)
             }

@@ -101,22 +101,12 @@ public struct ThroughputClient: Sendable {
     func locate(_ options: ThroughputOptions, _ gatt: GATTClient) async throws(ThroughputError) -> (GATTCharacteristic, GATTCharacteristic?) {
         let services: [GATTDiscoveredService]
         do { services = try await gatt.discoverAll() } catch { throw Self.map(error) }
-        let needed: CharacteristicProperties = switch options.mode {
-        case .notify: .notify
-        case .writeWithoutResponse: .writeWithoutResponse
-        case .write: .write
-        case .l2cap: throw .notGATT(.l2cap)
-        }
-        let profileUUID = options.mode == .notify ? ThroughputProfile.stream : ThroughputProfile.sink
+        let needed = try options.requiredProperties()
         for service in services {
             for item in service.characteristics {
-                let characteristic = item.characteristic
-                guard options.valueHandle.map({ characteristic.valueHandle == $0 }) ?? (characteristic.uuid == profileUUID) else { continue }
-                guard characteristic.properties.contains(needed) else {
-                    throw .propertyMissing(handle: characteristic.valueHandle, needed: needed, mode: options.mode)
-                }
+                guard try options.selects(item.characteristic, needing: needed) else { continue }
                 let report = service.characteristics.first { $0.characteristic.uuid == ThroughputProfile.sinkReport }
-                return (characteristic, report?.characteristic)
+                return (item.characteristic, report?.characteristic)
             }
         }
         throw .characteristicNotFound(handle: options.valueHandle, mode: options.mode)
