@@ -24,30 +24,49 @@ swift package --disable-sandbox generate-documentation --target Bluewire --warni
 # Two runs: the CPU-bound unit and capture tests first, then the tests that talk to real peers and
 # wait on clocks (bumble, sockets, the host). On a 2-core machine the cooperative pool has two
 # threads: long CPU-bound tests running beside the peer tests would starve their timers.
+#
+# Each run has a time limit (about three times what it takes on a loaded 2-core machine): a test that
+# hangs stops the run there, and the tests that started but never finished are named, instead of the
+# whole job running into the CI's own limit with nothing said.
 run_tests() {
-  local label=$1; shift
+  local label=$1 limit=$2; shift 2
   echo "== swift test ($label)"
   set +e
   # Log lines below error level (the hostile-peer tests provoke thousands of "malformed PDU"
   # warnings) stay in .build/test-output-*.txt; the console shows results, failures and errors.
-  swift test --skip-build "$@" 2>&1 | tee ".build/test-output-$label.txt" \
+  # timeout(1) signals its whole process group, so the test runner swift test started goes too.
+  timeout -s INT -k 30 "$limit" swift test --skip-build "$@" 2>&1 | tee ".build/test-output-$label.txt" \
     | awk '/^[0-9-]+T[0-9:]+[+-][0-9]+ (trace|debug|info|notice|warning) / { next }
            !/^(◇|✔|􀟈|􁁛) (Test|Suite) / || /Test run with/ { print; fflush() }'
   local status=${PIPESTATUS[0]}
   set -e
+  if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    echo "swift test ($label) did not finish within $limit; started and never finished:"
+    unfinished_tests ".build/test-output-$label.txt"
+  fi
   [ "$status" -eq 0 ] || { echo "swift test ($label) failed (status $status)"; exit "$status"; }
+}
+
+# The swift-testing tests (and XCTest cases) a run's output shows as started but not as ended.
+unfinished_tests() {
+  awk '
+    /^◇ Test "/ { split($0, part, "\""); open[part[2]] = 1 }
+    /^(✔|✘|➜) Test "/ { split($0, part, "\""); delete open[part[2]] }
+    /^Test Case .* started/ { name = $3 " " $4; open[name] = 1 }
+    /^Test Case .* (passed|failed|skipped)/ { name = $3 " " $4; delete open[name] }
+    END { for (name in open) print "  " name }' "$1"
 }
 # The peer tests run one at a time: several of them wait on subprocesses and wall clocks, and with
 # two cooperative threads in parallel they would starve each other's timers.
 peers='InteropTests|BluewireTransportTests|BluewireHostTests|BluewireHostEngineTests|BumbleSMPTests'
-run_tests units --skip "$peers"
+run_tests units 25m --skip "$peers"
 
 # Every libFuzzer target (Fuzz/README.md) replays its committed corpus and crash regressions, then
 # fuzzes for 20 s; a crash fails the run.
 echo "== fuzz (each target 20 s)"
 bash scripts/fuzz.sh all 20
 
-run_tests peers --no-parallel --filter "$peers"
+run_tests peers 40m --no-parallel --filter "$peers"
 
 echo "== memory flat: decoding a capture 10x larger (peak RSS)"
 BLUEWIRE_BINARY="$(swift build --show-bin-path)/bluewire" bash scripts/rss-check.sh

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A running `Tests/Peers/bumble_link.py`: bumble controllers on one LocalLink, plus optionally a
 /// bumble Device (peripheral or central). Shared by the transport, host and interop test targets.
@@ -134,16 +135,26 @@ public final class BumblePeer {
         self.directory = directory
     }
 
+    /// The script's process ID (for a watchdog that must not hold the peer itself).
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     /// Writes one line to the script's standard input (the centrals' JSON commands).
     public func send(line: String) {
         input.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
-    /// Stops the script (SIGTERM) and removes its temporary files.
-    public func stop() {
+    /// Stops the script (SIGTERM, then SIGKILL if it has not exited within `grace`) and removes its
+    /// temporary files. Never waits unbounded: a script stuck in its own shutdown must not hang the run.
+    public func stop(grace: Duration = .seconds(10)) {
         // Closing its standard input alone makes the script exit; SIGTERM as well in case it is busy.
         try? input.fileHandleForWriting.close()
         if process.isRunning { process.terminate() }
+        let deadline = ContinuousClock.now + grace
+        while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
+        if process.isRunning {
+            FileHandle.standardError.write(Data("bumble peer \(process.processIdentifier) ignored SIGTERM for \(grace): killed\n".utf8))
+            kill(process.processIdentifier, SIGKILL)
+        }
         // Also when the child has already exited: only waitUntilExit() releases the run-loop source through
         // which Foundation's Process retains itself (without it the Process leaks).
         process.waitUntilExit()
@@ -154,11 +165,49 @@ public final class BumblePeer {
 }
 
 /// Runs `body` with a fresh bumble link and always stops it afterwards.
+///
+/// `deadline` bounds the whole session: past it the peer is killed (its sockets close, as when a real
+/// peer vanishes), so a test waiting on it unwinds through the host's own transport-ended path instead
+/// of hanging the test run, and the session then fails with `SessionDeadlineExceeded` whatever the
+/// body returned.
 public func withBumblePeer<R>(
     _ controllers: [BumblePeer.ControllerTransport] = [.tcp], arguments: [String] = [], script: String = "bumble_link.py",
+    deadline: Duration = .seconds(300),
     _ body: (BumblePeer) async throws -> R
 ) async throws -> R {
     let peer = try await BumblePeer.start(controllers, arguments: arguments, script: script)
     defer { peer.stop() }
-    return try await body(peer)
+    let expired = ExpiryFlag()
+    let pid = peer.processIdentifier
+    let watchdog = Task.detached {
+        do { try await Task.sleep(for: deadline) } catch { return }
+        expired.value.withLock { $0 = true }
+        FileHandle.standardError.write(Data("bumble session (\(([script] + arguments).joined(separator: " "))) still running after \(deadline): killing the peer\n".utf8))
+        kill(pid, SIGKILL)
+    }
+    defer { watchdog.cancel() }
+    let result: R
+    do {
+        result = try await body(peer)
+    } catch {
+        if expired.value.withLock({ $0 }) { throw SessionDeadlineExceeded(deadline: deadline, script: script, underlying: error) }
+        throw error
+    }
+    if expired.value.withLock({ $0 }) { throw SessionDeadlineExceeded(deadline: deadline, script: script, underlying: nil) }
+    return result
+}
+
+private final class ExpiryFlag: Sendable {
+    let value = Mutex(false)
+}
+
+/// A `withBumblePeer` session outlived its deadline and its peer was killed.
+public struct SessionDeadlineExceeded: Error, CustomStringConvertible {
+    public var deadline: Duration
+    public var script: String
+    public var underlying: (any Error)?
+    public var description: String {
+        "the \(script) session exceeded its \(deadline) deadline; the peer was killed"
+            + (underlying.map { " (the test then failed with: \($0))" } ?? "")
+    }
 }
