@@ -129,6 +129,9 @@ struct EngineHostChannelTests {
             var iterator = listener.makeAsyncIterator()
             let channel = try #require(await iterator.next())
             #expect(!channel.initiatedLocally && channel.peerMTU == 512 && channel.peerMPS == 100 && channel.mtu == 600)
+            // The listener yields the channel as our response goes out; bumble has it (channel 0) only
+            // once that response reached it. A send before then finds no channel 0 and is dropped.
+            #expect(await events.wait { $0["channel_open"] as? Int == 0 } != nil)
             let incoming = (0..<600).map { UInt8(truncatingIfNeeded: $0 * 3) }
             peer.send(line: #"{"op": "send", "channel": 0, "data": "\#(cocHex(incoming))"}"#)
             #expect(try await Self.collect(channel, count: 1) == [incoming])
