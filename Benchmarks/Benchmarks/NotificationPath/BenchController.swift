@@ -5,10 +5,13 @@ import Synchronization
 
 /// Just enough of a controller for the Host benchmark: it answers bring-up and LE Create Connection
 /// at once (a connection on handle 0x0040), returns ACL credits, answers the Host's ATT requests
-/// from a GATT server (service 0xFFE0 with one notifying characteristic, value handle 0x0003), and
+/// from a GATT server (service 0xFFE0 with one notifying characteristic, value handle 0x0003, and
+/// one writable, value handle `BenchController.writableHandle`), and
 /// lets the benchmark push packets into the Host as a transport's reader thread would.
 final class BenchController: HCITransport {
     static let peer = BluetoothAddress(0xC0, 0x11, 0x22, 0x33, 0x44, 0x55, type: .random)
+    /// The writable characteristic's value handle (declaration 0x0005).
+    static let writableHandle: UInt16 = 0x0006
 
     let inbound: HCIInboundPackets
     private let continuation: HCIInboundPackets.Continuation
@@ -20,6 +23,9 @@ final class BenchController: HCITransport {
         var builder = GATTDatabaseBuilder()
         _ = try? builder.addService(BluetoothUUID(0xFFE0))
         _ = try? builder.addCharacteristic(BluetoothUUID(0xFFE1), properties: [.notify], permissions: [.read], value: .cached([0]))
+        // Written by the Write Request benchmarks (WritePath.swift), after the notifying one so its
+        // handles stay 0x0003/0x0004.
+        _ = try? builder.addCharacteristic(BluetoothUUID(0xFFE2), properties: [.write], permissions: [.write], value: .cached([0]))
         var server = GATTServer(database: builder.build())
         server.connect(0x0040)
         self.server = Mutex(server)

@@ -167,6 +167,7 @@ let benchmarks: @Sendable () -> Void = {
             return { await iterator.next()?.value.count ?? 0 }
         }
     }
+    registerWritePathBenchmarks()
 }
 
 /// Connects a Host to a `BenchController`, lets `subscribe` set up a subscriber (returning how to
