@@ -34,7 +34,11 @@ public actor EngineHost {
     var readerTask: Task<Void, Never>?
     var writerTask: Task<Void, Never>?
     var timerTask: Task<Void, Never>?
+    /// When `timerTask` wakes (EngineHost+Timer).
     var timerDeadline: MonotonicInstant?
+    /// The clock is the machine's: a timer left sleeping past the need for it is invisible, so it is
+    /// kept rather than replaced on every ATT request (EngineHost+Timer).
+    let keepsEarlierTimer: Bool
     var isOpen = false
     /// The `L2CAPChannel`s and listeners the engine's channel events go to (EngineHost+Channels).
     var channelRouter = EngineChannelRouter()
@@ -48,6 +52,7 @@ public actor EngineHost {
     public init(transport: any HCITransport, configuration: HostEngineConfiguration, clock: any HostClock = SystemHostClock()) {
         self.transport = transport
         self.clock = clock
+        keepsEarlierTimer = clock is SystemHostClock
         engine = HostEngine(configuration: configuration)
         (outboundPackets, outbound) = AsyncStream<HCIPacket>.makeStream(bufferingPolicy: .unbounded)
     }
@@ -182,29 +187,6 @@ public actor EngineHost {
             }
         }
         armTimer()
-    }
-
-    func armTimer() {
-        let deadline = engine.nextDeadline
-        guard deadline != timerDeadline || (deadline != nil && timerTask == nil) else { return }
-        timerTask?.cancel()
-        timerDeadline = deadline
-        guard let deadline else {
-            timerTask = nil
-            return
-        }
-        let clock = self.clock
-        timerTask = Task { [weak self] in
-            do { try await clock.sleep(until: deadline) } catch { return }
-            await self?.timerFired()
-        }
-    }
-
-    func timerFired() {
-        timerTask = nil
-        timerDeadline = nil
-        engine.advanceTime(to: clock.now)
-        drain()
     }
 
     func transportEnded(_ error: TransportError) {

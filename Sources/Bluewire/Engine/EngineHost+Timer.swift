@@ -1,0 +1,38 @@
+import BluewireCore
+
+extension EngineHost {
+    /// Keeps a timer task sleeping until the engine's next deadline (`HostEngine.nextDeadline`), so
+    /// `advanceTime` runs when a command, an ATT transaction or a connection attempt times out.
+    ///
+    /// Every ATT request moves the deadline (30 s after it, Core Vol 3 Part F §3.3.3) and every
+    /// response clears it, so replacing the task each time would cost a task, a clock registration
+    /// and a cancellation per request. On the machine's clock (`SystemHostClock`) a timer already
+    /// armed for an earlier time is kept instead: it wakes early, `timerFired` finds nothing due
+    /// and arms the timer for the deadline then. Only a deadline earlier than the armed one replaces
+    /// it, so no timeout fires later than before. On a virtual clock (tests, replays) the sleepers are
+    /// visible — a replay moves time to the earliest one when the host is idle — so there the timer
+    /// follows the deadline exactly.
+    func armTimer() {
+        let deadline = engine.nextDeadline
+        if let task = timerTask, let armed = timerDeadline {
+            if deadline == armed { return }
+            if keepsEarlierTimer, deadline.map({ armed < $0 }) ?? true { return }
+            task.cancel()
+        }
+        timerTask = nil
+        timerDeadline = deadline
+        guard let deadline else { return }
+        let clock = self.clock
+        timerTask = Task { [weak self] in
+            do { try await clock.sleep(until: deadline) } catch { return }
+            await self?.timerFired()
+        }
+    }
+
+    func timerFired() {
+        timerTask = nil
+        timerDeadline = nil
+        engine.advanceTime(to: clock.now)
+        drain()
+    }
+}
