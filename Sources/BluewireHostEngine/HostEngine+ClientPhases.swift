@@ -79,9 +79,11 @@ extension HostEngine {
     /// request sent again after security was raised is the same phase). False if it was refused: the
     /// operation has been failed with `.refused` then.
     mutating func enterClientPhase(_ handle: UInt16) -> Bool {
-        guard let operation = links[handle]?.clientOperations.first, !operation.phaseStarted else { return true }
-        links[handle]?.clientOperations[0].phaseStarted = true
-        guard let peer = links[handle]?.machinePeer, let trigger = operation.procedure.trigger else { return true }
+        // By index, as in HostEngine+GATTClient: run for every request.
+        guard let index = links.index(forKey: handle), let operation = links.values[index].clientOperations.first,
+              !operation.phaseStarted else { return true }
+        links.values[index].clientOperations[0].phaseStarted = true
+        guard let peer = links.values[index].machinePeer, let trigger = operation.procedure.trigger else { return true }
         do throws(HostEngineError) {
             try fire(trigger, peer: peer)
             // A new discovery forgets the subscriptions, as the table's DiscoverServices does.
@@ -97,9 +99,9 @@ extension HostEngine {
     /// After a response: `.discoverAll` left its services stage, so the machine moves from
     /// DiscoveringServices to DiscoveringCharacteristics through Idle.
     mutating func advanceDiscoveryPhase(_ handle: UInt16) {
-        guard let operation = links[handle]?.clientOperations.first, operation.phaseStarted,
+        guard let index = links.index(forKey: handle), let operation = links.values[index].clientOperations.first, operation.phaseStarted,
               case .discover(let discovery) = operation.procedure, !discovery.isDiscoveringServices,
-              let peer = links[handle]?.machinePeer, state(of: peer) == .connected(.discoveringServices) else { return }
+              let peer = links.values[index].machinePeer, state(of: peer) == .connected(.discoveringServices) else { return }
         // Accepted: DiscoveringServices takes OperationCompleted to Idle, which takes DiscoverCharacteristics.
         fireExpected(.operationCompleted, peer: peer)
         fireExpected(.discoverCharacteristics, peer: peer)
@@ -107,7 +109,7 @@ extension HostEngine {
 
     /// Fires what ends a finished operation's phase (see the file's header).
     mutating func leaveClientPhase(_ handle: UInt16, _ operation: ClientOperation, _ result: Result<HostCompletion, HostEngineError>) {
-        guard operation.phaseStarted, let peer = links[handle]?.machinePeer else { return }
+        guard operation.phaseStarted, let index = links.index(forKey: handle), let peer = links.values[index].machinePeer else { return }
         if case .failure(.disconnected) = result { return }
         if case .failure(.att(.transactionTimeout)) = result {
             // The bearer is unusable (Core Vol 3 Part F §3.3.3): Failure, from the phase the request was

@@ -79,16 +79,20 @@ struct ClientOperation: Sendable {
 }
 
 extension HostEngine {
+    // The link is reached by index, `links.values[index]`, on the path every request takes: a copy
+    // (`links[handle]`) retains all the link holds and leaves its queue shared, so the append copies
+    // it, and `links[handle]?.` heap-allocates the dictionary's coroutine frames on every access.
+
     mutating func gattClient(_ id: HostRequestID, _ connection: UInt16, _ operation: GATTClientRequest) {
-        guard let link = links[connection] else { return complete(id, .failure(.unknownConnection(connection))) }
-        let mtu = link.bearer.mtu
+        guard let linkIndex = links.index(forKey: connection) else { return complete(id, .failure(.unknownConnection(connection))) }
+        let mtu = links.values[linkIndex].bearer.mtu
         let procedure: ClientProcedure
         switch operation {
         case .discoverAll: procedure = .discover(DiscoverDatabase())
         case .read(let handle): procedure = .read(ReadCharacteristicValue(handle: handle))
         case .readLong(let handle): procedure = .readLong(ReadLongCharacteristicValues(handle: handle, mtu: mtu))
         case .readMultiple(let handles):
-            procedure = .readMultiple(ReadMultipleValues(handles: handles, mtu: mtu, useVariableLength: !link.readMultipleVariableRefused))
+            procedure = .readMultiple(ReadMultipleValues(handles: handles, mtu: mtu, useVariableLength: !links.values[linkIndex].readMultipleVariableRefused))
         case .write(let handle, let value): procedure = .write(WriteCharacteristicValue(handle: handle, value: value, mtu: mtu))
         case .writeLong(let handle, let value): procedure = .writeLong(.writeLong(handle: handle, value: value, mtu: mtu))
         case .writeWithoutResponse(let handle, let value), .signedWrite(let handle, let value):
@@ -122,15 +126,16 @@ extension HostEngine {
         case .exchangeMTU: procedure = .exchangeMTU
         case .cachedDiscovery: procedure = .cachedDiscovery
         }
-        links[connection]?.clientOperations.append(ClientOperation(id: id, procedure: procedure))
-        if links[connection]?.clientOperations.count == 1 { startClientOperation(connection) }
+        // `linkIndex` still holds: only the command branch above touched the links, and it returned.
+        links.values[linkIndex].clientOperations.append(ClientOperation(id: id, procedure: procedure))
+        if links.values[linkIndex].clientOperations.count == 1 { startClientOperation(connection) }
     }
 
     /// Starts the head operation of the link's queue (and the next ones that finish without ATT).
     mutating func startClientOperation(_ handle: UInt16) {
-        while links[handle]?.clientOperations.first?.awaitingSecurity == false {
+        while let index = links.index(forKey: handle), links.values[index].clientOperations.first?.awaitingSecurity == false {
             guard enterClientPhase(handle) else { continue }
-            guard var operation = links[handle]?.clientOperations.first else { return }
+            guard let index = links.index(forKey: handle), var operation = links.values[index].clientOperations.first else { return }
             if case .exchangeMTU = operation.procedure {
                 do throws(ATTBearerError) {
                     guard let request = try links[handle]?.bearer.exchangeMTU(now: now) else { return }
@@ -149,7 +154,7 @@ extension HostEngine {
                 finishClientOperation(handle, .failure(.gatt(error)))
                 continue
             }
-            links[handle]?.clientOperations[0] = operation
+            links.values[index].clientOperations[0] = operation
             guard sendClientStep(step, handle: handle) else { continue }
             return
         }
@@ -162,9 +167,10 @@ extension HostEngine {
             finishClientOperation(handle, .success(completion))
             return false
         case .request(let pdu):
+            guard let index = links.index(forKey: handle) else { return false }
             do throws(ATTBearerError) {
-                guard let request = try links[handle]?.bearer.send(request: pdu, now: now) else { return false }
-                links[handle]?.clientOperations[0].request = request
+                let request = try links.values[index].bearer.send(request: pdu, now: now)
+                links.values[index].clientOperations[0].request = request
             } catch {
                 finishClientOperation(handle, .failure(.att(error)))
                 return false
@@ -175,8 +181,8 @@ extension HostEngine {
     }
 
     mutating func finishClientOperation(_ handle: UInt16, _ result: Result<HostCompletion, HostEngineError>) {
-        guard let operation = links[handle]?.clientOperations.first else { return }
-        links[handle]?.clientOperations.removeFirst()
+        guard let index = links.index(forKey: handle), !links.values[index].clientOperations.isEmpty else { return }
+        let operation = links.values[index].clientOperations.removeFirst()
         leaveClientPhase(handle, operation, result)
         clientOperationFinished(handle, operation, result)
         complete(operation.id, result)
@@ -184,7 +190,8 @@ extension HostEngine {
 
     /// The bearer's answer to a client request.
     mutating func clientResponse(_ id: ATTRequestID, _ result: Result<ATTPDU, ATTBearerError>, handle: UInt16) {
-        guard var operation = links[handle]?.clientOperations.first, operation.request == id else { return }
+        guard let index = links.index(forKey: handle), var operation = links.values[index].clientOperations.first,
+              operation.request == id else { return }
         switch result {
         case .failure(let error):
             finishClientOperation(handle, .failure(error == .disconnected ? .disconnected(.connectionTerminatedByLocalHost) : .att(error)))
@@ -203,7 +210,8 @@ extension HostEngine {
                 return
             }
             operation.request = nil
-            links[handle]?.clientOperations[0] = operation
+            // `index` still holds: nothing since the guard added or removed a link.
+            links.values[index].clientOperations[0] = operation
             advanceDiscoveryPhase(handle)
             if sendClientStep(step, handle: handle) { return }
         }
