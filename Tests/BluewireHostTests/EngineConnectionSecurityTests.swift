@@ -26,7 +26,9 @@ struct EngineConnectionSecurityTests {
         })
         #expect(await central.securityLevel == .unencrypted)
         #expect(await central.keySize == 0)
-        // The peripheral's link: its handle from the host (its `.connected` event came before this test looked).
+        // The peripheral's link: its handle from the host. The central's connection completing says
+        // nothing of when the peripheral's host takes its own LE Connection Complete: wait for it.
+        try await waitUntil { await !scene.peripheral.connectionHandles.isEmpty }
         let peripheralHandle = try #require(await scene.peripheral.connectionHandles.first)
         let peripheral = await scene.peripheral.connection(HostConnection(
             handle: peripheralHandle, peer: EngineHostPairingTests.centralAddress, role: .peripheral, interval: 0))
@@ -34,6 +36,8 @@ struct EngineConnectionSecurityTests {
         let level = try await peripheral.pair()
         #expect(level == .secureConnectionsAuthenticated)
         #expect(await peripheral.keySize == 16)
+        // The peripheral's pair() ends with its own Encryption Change; the central takes its own.
+        try await waitUntil { await central.securityLevel == .secureConnectionsAuthenticated }
         #expect(await central.securityLevel == .secureConnectionsAuthenticated)
         #expect(await central.keySize == 16)
         #expect(await central.pairingMethod == .numericComparison)
@@ -56,7 +60,8 @@ struct EngineConnectionSecurityTests {
 
         #expect(try await first.pair() == .secureConnectionsAuthenticated)
         #expect(await first.pairingMethod == .passkeyEntry(.responderDisplays))
-        #expect(await scene.peripheral.connection(seen).securityLevel == .secureConnectionsAuthenticated)
+        // The central's pair() ends with its own Encryption Change; the peripheral takes its own.
+        try await waitUntil { await scene.peripheral.connection(seen).securityLevel == .secureConnectionsAuthenticated }
         let shown = await scene.board.shown
         #expect(shown != nil)
 
