@@ -30,6 +30,7 @@ def main(elf):
             functions.append((int(fields[0], 16) & ~1, fields[2]))
     starts = [start for start, _ in functions]
     saving, returning, writebacks = set(), set(), []
+    callers = {}  # function index -> indices of the functions that branch to it
     for line in run('arm-none-eabi-objdump', '-d', elf).splitlines():
         match = re.match(r'\s*([0-9a-f]+):\t[0-9a-f ]+\t(\S+)\s*(.*)', line)
         if not match:
@@ -44,13 +45,22 @@ def main(elf):
                 (mnemonic.startswith(('pop', 'ldmia', 'ldm.w', 'ldmia.w')) and re.search(r'\bpc\b', operands)):
             returning.add(function)
         branch = re.match(r'([0-9a-f]+) <', operands)
-        if mnemonic in ('b', 'b.w', 'b.n') and branch:
-            target = int(branch.group(1), 16)
-            if bisect.bisect_right(starts, target) - 1 != function:
-                returning.add(function)  # a tail call returns to our caller
+        if mnemonic in ('b', 'b.w', 'b.n', 'bl') and branch:
+            target = bisect.bisect_right(starts, int(branch.group(1), 16)) - 1
+            if target != function:
+                callers.setdefault(target, set()).add(function)
+                if mnemonic != 'bl':
+                    returning.add(function)  # a tail call returns to our caller
         if re.search(r'\bsl!|\[sl(, #-?\d+)?\]!|\[sl\], #', operands):
             writebacks.append((function, address, mnemonic, operands))
-    bad = [(functions[f][1], a, m, o) for f, a, m, o in writebacks if f not in saving and f in returning]
+    def unsafe(f, seen=()):
+        if f in saving or f not in returning:
+            return False
+        if not functions[f][1].startswith('OUTLINED_FUNCTION_'):
+            return True
+        # Outlined code: unsafe if any caller (through outlined callers) returns without saving r10.
+        return not callers.get(f) or any(unsafe(c, seen + (f,)) for c in callers[f] if c not in seen)
+    bad = [(functions[f][1], a, m, o) for f, a, m, o in writebacks if unsafe(f)]
     for name, address, mnemonic, operands in bad:
         print(f'check-swiftself: {elf}: {name} at {address:#x}: {mnemonic} {operands} changes r10 without saving it')
     return 1 if bad else 0

@@ -22,7 +22,7 @@ struct EngineLink: Sendable {
     /// GATT client operations, the head one in progress (one ATT request at a time, §3.3.2).
     var clientOperations: [ClientOperation] = []
     /// Value handles of the characteristics our client subscribed to on the ATT bearer (HostEngine+ClientPhases).
-    var subscribedCharacteristics: Set<UInt16> = []
+    var subscribedCharacteristics: [UInt16] = []
     /// The peer's server answered Read Multiple Variable Length with Request Not Supported: later
     /// `.readMultiple` requests read each value on its own from the start.
     var readMultipleVariableRefused = false

@@ -96,7 +96,7 @@ extension HostEngine {
 
     /// Sends values of the stream at `index` while the controller has buffers and queues more until
     /// `high` ACL packets wait on its link, or ends it.
-    mutating func fillATTStream(_ index: Int, link: Dictionary<UInt16, EngineLink>.Index, high: Int) {
+    mutating func fillATTStream(_ index: Int, link: Int, high: Int) {
         let connection = attStreams[index].connection
         let stream = attStreams[index].stream
         if stream.pdu == .notification, !server.subscription(connection: connection, valueHandle: stream.valueHandle).notifications {

@@ -129,13 +129,15 @@ extension HostEngine {
         guard case .success = result, case .configure(let configure) = operation.procedure else { return }
         let subscribed = links[handle]?.subscribedCharacteristics
         if !configure.configuration.isEmpty {
-            links[handle]?.subscribedCharacteristics.insert(configure.characteristic.valueHandle)
+            if subscribed?.contains(configure.characteristic.valueHandle) == false {
+                links[handle]?.subscribedCharacteristics.append(configure.characteristic.valueHandle)
+            }
             // Accepted: the write ended in DiscoveredCharacteristic, which takes EnableNotifications.
             if state(of: peer) == .connected(.discoveredCharacteristic) { fireExpected(.enableNotifications, peer: peer) }
         } else {
-            links[handle]?.subscribedCharacteristics.remove(configure.characteristic.valueHandle)
+            links[handle]?.subscribedCharacteristics.removeAll { $0 == configure.characteristic.valueHandle }
             // Accepted: the write ended in NotificationsEnabled, which takes DisableNotifications.
-            if subscribed?.subtracting([configure.characteristic.valueHandle]).isEmpty == true,
+            if subscribed?.allSatisfy({ $0 == configure.characteristic.valueHandle }) == true,
                state(of: peer) == .connected(.notificationsEnabled) {
                 fireExpected(.disableNotifications, peer: peer)
             }

@@ -10,8 +10,8 @@ public struct GATTDatabase: Sendable {
     public internal(set) var attributes: [GATTAttribute]
     /// The characteristics found from their declarations, in handle order.
     public private(set) var characteristics: [GATTCharacteristicInfo]
-    var characteristicByValueHandle: [UInt16: Int]
-    var characteristicByConfigurationHandle: [UInt16: Int]
+    var characteristicByValueHandle: HandleIndex
+    var characteristicByConfigurationHandle: HandleIndex
 
     /// A database holding `attributes` with their handles kept exactly.
     ///
@@ -28,8 +28,8 @@ public struct GATTDatabase: Sendable {
         }
         self.attributes = attributes
         self.characteristics = []
-        self.characteristicByValueHandle = [:]
-        self.characteristicByConfigurationHandle = [:]
+        self.characteristicByValueHandle = HandleIndex()
+        self.characteristicByConfigurationHandle = HandleIndex()
         indexCharacteristics()
     }
 
@@ -37,8 +37,8 @@ public struct GATTDatabase: Sendable {
     public init() {
         attributes = []
         characteristics = []
-        characteristicByValueHandle = [:]
-        characteristicByConfigurationHandle = [:]
+        characteristicByValueHandle = HandleIndex()
+        characteristicByConfigurationHandle = HandleIndex()
     }
 
     /// Finds characteristic declarations and their Client Characteristic Configuration descriptors.
@@ -47,8 +47,8 @@ public struct GATTDatabase: Sendable {
     /// rejected: the server still serves it byte for byte, it just cannot notify through it.
     mutating func indexCharacteristics() {
         characteristics = []
-        characteristicByValueHandle = [:]
-        characteristicByConfigurationHandle = [:]
+        characteristicByValueHandle = HandleIndex()
+        characteristicByConfigurationHandle = HandleIndex()
         var i = 0
         while i < attributes.count {
             defer { i += 1 }
@@ -79,9 +79,9 @@ public struct GATTDatabase: Sendable {
                 clientConfigurationHandle: configuration
             )
             if characteristicByValueHandle[declaration.valueHandle] == nil {
-                characteristicByValueHandle[declaration.valueHandle] = characteristics.count
+                characteristicByValueHandle.set(characteristics.count, for: declaration.valueHandle)
             }
-            if let configuration { characteristicByConfigurationHandle[configuration] = characteristics.count }
+            if let configuration { characteristicByConfigurationHandle.set(characteristics.count, for: configuration) }
             characteristics.append(info)
         }
     }

@@ -1,3 +1,5 @@
+import BluewireCore
+
 /// What the server remembers about one connection. Every collection here is bounded: the CCCD map by
 /// the number of CCCDs in the database, the queues by `GATTServerConfiguration`.
 struct GATTServerConnection: Sendable {
@@ -7,7 +9,7 @@ struct GATTServerConnection: Sendable {
     var securityLevel: GATTSecurityLevel
     /// Client Characteristic Configuration values by descriptor handle: per client, as Part G §3.3.3.3
     /// requires.
-    var clientConfigurations: [UInt16: UInt16] = [:]
+    var clientConfigurations: LinearMap<UInt16, UInt16> = [:]
     /// What this client wrote to Client Supported Features (Part G §7.2: per client; bits once set stay set).
     var clientSupportedFeatures: [UInt8] = []
     /// The prepare queue (Part F §3.4.6).

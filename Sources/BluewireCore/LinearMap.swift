@@ -1,0 +1,158 @@
+/// A small map from keys to values, kept as two parallel arrays in insertion order and searched front to
+/// back.
+///
+/// A host's tables are small: a handful of links, each with a few channels and pending requests. At those
+/// sizes a linear scan over a few `UInt16`s is as fast as hashing, and the map costs much less code than a
+/// `Dictionary` (no hash table, no `Hasher`, no per-type specialisations of the hashed storage), which is
+/// what matters on a microcontroller's flash. Use a `Dictionary` where a table can grow large.
+///
+/// The operations the host uses read as a `Dictionary`'s do: `map[key]` (read, write, `nil` removes, in-place
+/// mutation), `map[key, default:]`, `removeValue(forKey:)`, `index(forKey:)` with `values[index]`, `keys`,
+/// and iteration as `(key:value:)` pairs. Iteration and `keys` follow insertion order; removing a key keeps
+/// the order of the rest.
+public struct LinearMap<Key: Equatable, Value> {
+    /// The keys, in insertion order; `keys[i]` is the key of `values[i]`.
+    public private(set) var keys: [Key]
+    var storedValues: Values
+
+    /// The values, in the order of `keys`; mutable in place by index (`map.values[index].field = x`).
+    public var values: Values {
+        get { storedValues }
+        _modify { yield &storedValues }
+    }
+
+    /// An empty map.
+    public init() {
+        keys = []
+        storedValues = Values(elements: [])
+    }
+
+    /// The number of entries.
+    public var count: Int { keys.count }
+    public var isEmpty: Bool { keys.isEmpty }
+    /// The positions of the entries, for `keys[index]` and `values[index]`.
+    public var indices: Range<Int> { 0..<keys.count }
+
+    /// The position of `key`'s entry, or nil if it has none.
+    public func index(forKey key: Key) -> Int? {
+        var i = 0
+        while i < keys.count {
+            if keys[i] == key { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// `key`'s value, or nil. Setting nil removes the entry; setting a value adds or replaces it.
+    public subscript(key: Key) -> Value? {
+        get {
+            guard let i = index(forKey: key) else { return nil }
+            return storedValues.elements[i]
+        }
+        _modify {
+            if let i = index(forKey: key) {
+                // Moved out, not copied, so that mutating it in place copies none of what it holds.
+                var value: Value? = storedValues.elements.remove(at: i)
+                defer {
+                    if let value {
+                        storedValues.elements.insert(value, at: i)
+                    } else {
+                        keys.remove(at: i)
+                    }
+                }
+                yield &value
+            } else {
+                var value: Value? = nil
+                defer {
+                    if let value {
+                        keys.append(key)
+                        storedValues.elements.append(value)
+                    }
+                }
+                yield &value
+            }
+        }
+    }
+
+    /// `key`'s value; an entry holding `defaultValue` is added first when mutating a key the map lacks.
+    public subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
+        get { self[key] ?? defaultValue() }
+        _modify {
+            let i: Int
+            if let found = index(forKey: key) {
+                i = found
+            } else {
+                keys.append(key)
+                storedValues.elements.append(defaultValue())
+                i = keys.count - 1
+            }
+            yield &storedValues.elements[i]
+        }
+    }
+
+    /// Removes `key`'s entry and returns its value, or nil if it had none.
+    @discardableResult
+    public mutating func removeValue(forKey key: Key) -> Value? {
+        guard let i = index(forKey: key) else { return nil }
+        keys.remove(at: i)
+        return storedValues.elements.remove(at: i)
+    }
+
+    /// Removes every entry.
+    public mutating func removeAll() {
+        keys.removeAll()
+        storedValues.elements.removeAll()
+    }
+
+    /// A map's values, in the order of its keys: readable and mutable in place by position.
+    public struct Values: RandomAccessCollection {
+        var elements: [Value]
+
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { elements.count }
+
+        public subscript(position: Int) -> Value {
+            get { elements[position] }
+            _modify { yield &elements[position] }
+        }
+    }
+}
+
+extension LinearMap: Sequence {
+    public struct Iterator: IteratorProtocol {
+        let map: LinearMap
+        var position = 0
+
+        public mutating func next() -> (key: Key, value: Value)? {
+            guard position < map.keys.count else { return nil }
+            defer { position += 1 }
+            return (map.keys[position], map.storedValues.elements[position])
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(map: self) }
+    public var underestimatedCount: Int { keys.count }
+}
+
+extension LinearMap: ExpressibleByDictionaryLiteral {
+    /// A map holding `elements`; a key given twice keeps its last value.
+    public init(dictionaryLiteral elements: (Key, Value)...) {
+        self.init()
+        for (key, value) in elements { self[key] = value }
+    }
+}
+
+extension LinearMap: Equatable where Value: Equatable {
+    /// Equal when both hold the same keys with equal values, in any order (as two `Dictionary`s).
+    public static func == (lhs: LinearMap, rhs: LinearMap) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for (key, value) in lhs {
+            guard let other = rhs[key], other == value else { return false }
+        }
+        return true
+    }
+}
+
+extension LinearMap: Sendable where Key: Sendable, Value: Sendable {}
+extension LinearMap.Values: Sendable where Value: Sendable {}
+extension LinearMap.Iterator: Sendable where Key: Sendable, Value: Sendable {}
