@@ -1,3 +1,4 @@
+import BluewireCore
 import BluewireATT
 import BluewireGATT
 
