@@ -1,3 +1,4 @@
+import BluewireATT
 import BluewireCore
 import BluewireGATT
 import BluewireHCI
@@ -163,6 +164,22 @@ public enum GATTClientRequest: Hashable, Sendable {
     /// any discovery (Docs/Design.md). Completes with `.done`, or fails with `.refused` where the table
     /// refuses DiscoverCharacteristics (while notifications are enabled, for one).
     case cachedDiscovery
+    /// One ATT request PDU the application built (a GATT client of its own, such as `GATTClient`'s
+    /// operation queue over `EngineConnection`), queued behind the link's other client operations: one
+    /// request outstanding per bearer (Core Vol 3 Part F §3.3.2), and the 30 s transaction timeout
+    /// (§3.3.3) applies. Completes with `.attResponse` carrying the server's answer, its response or an
+    /// Error Response as a PDU (not turned into an error: the caller's procedure decides what it means).
+    /// Refused with `.att(.notARequest(opcode))` when the opcode is not a request, and fails with
+    /// `.att(.pduTooLong)` when the encoded PDU exceeds ATT_MTU once it is its turn; nothing is sent
+    /// then. The engine neither checks nor moves the peer's connection state machine for it (the
+    /// application's procedure owns its phases), except that a transaction timeout fires Failure
+    /// (the bearer is unusable) as for every request. On an EATT bearer it goes on that bearer.
+    case attRequest(ATTPDU)
+    /// One ATT command PDU the application built (Write Command, Signed Write Command, Core Vol 3 Part F
+    /// §3.4.5.3, §3.4.5.4): sent at once, in the order given, not held back by an outstanding request
+    /// (commands have no response). Completes with `.done` once handed to the link; refused with
+    /// `.att(.notACommand(opcode))` or `.att(.pduTooLong)`. Not checked against the state machine.
+    case attCommand(ATTPDU)
 }
 
 /// What to advertise (Core Vol 3 Part C §11, Vol 4 Part E §7.8.5-9, §7.8.53-56).
