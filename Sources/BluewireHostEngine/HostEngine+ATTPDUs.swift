@@ -36,6 +36,18 @@ extension HostEngine {
         drainBearer(handle: connection)
         complete(id, .success(.done))
     }
+
+    /// `.cancelGATT`: the operation leaves the link's queue if it waits behind another (the head one
+    /// has started: its request is on the air or it waits for security it asked for).
+    mutating func cancelGATT(_ id: HostRequestID, _ connection: UInt16, _ request: HostRequestID) {
+        guard let index = links.index(forKey: connection) else { return complete(id, .failure(.unknownConnection(connection))) }
+        let operations = links.values[index].clientOperations
+        if let position = operations.indices.dropFirst().first(where: { operations[$0].id == request }) {
+            links.values[index].clientOperations.remove(at: position)
+            complete(request, .failure(.cancelled))
+        }
+        complete(id, .success(.done))
+    }
 }
 
 #endif  // !BLUEWIRE_NO_CENTRAL

@@ -63,6 +63,13 @@ public enum HostRequest: Hashable, Sendable {
     /// The application consumed the oldest `count` SDUs delivered (`.channelSDU`) on a channel whose
     /// credits return `.onConsumption`: the K-frames they took are credited back to the peer (§10.1).
     case consumedSDUs(connection: UInt16, cid: UInt16, count: Int)
+    /// Withdraws the application's GATT client operation `request` (a `.gatt` request on this link) if it
+    /// has not started: it still waits in the link's queue behind another, nothing of it has been sent,
+    /// and it completes with `.cancelled`. One that has started runs to its end: ATT cannot take a
+    /// request back (the bearer waits for its answer, Core Vol 3 Part F §3.3.2), and a procedure cut
+    /// short could leave the server half-way (a prepared-write queue, §3.4.6). Operations on EATT
+    /// bearers are not withdrawn. Completes with `.done` either way; `.unknownConnection` without the link.
+    case cancelGATT(connection: UInt16, request: HostRequestID)
     /// A GATT client operation on an Enhanced ATT bearer (an enhanced channel on SPSM 0x0027,
     /// Core Vol 3 Part G §5.3.2), queued behind that bearer's earlier ones; bearers run in parallel.
     case gattOnEATT(connection: UInt16, cid: UInt16, GATTClientRequest)

@@ -150,6 +150,31 @@ struct EngineATTPDURequestTests {
         #expect(driver.result(command) == .failure(.unknownConnection(Self.link)))
     }
 
+    @Test("cancelGATT withdraws a queued request, which is never sent; the one on the air runs to its answer")
+    func cancelWithdrawsQueued() throws {
+        var (driver, peer) = try Self.connected()
+        let outstanding = driver.perform(.gatt(connection: Self.link, .attRequest(.readRequest(handle: 3))))
+        let queued = driver.perform(.gatt(connection: Self.link, .attRequest(.writeRequest(handle: 3, value: [7]))))
+        let last = driver.perform(.gatt(connection: Self.link, .attRequest(.readRequest(handle: 6))))
+        let onAir = driver.perform(.cancelGATT(connection: Self.link, request: outstanding))
+        let withdraw = driver.perform(.cancelGATT(connection: Self.link, request: queued))
+        #expect(driver.result(onAir) == .success(.done))
+        #expect(driver.result(withdraw) == .success(.done))
+        #expect(driver.result(queued) == .failure(.cancelled))
+        #expect(driver.result(outstanding) == nil, "the request on the air is not withdrawn")
+        #expect(Self.answerOne(&driver, &peer) == [0x0A, 0x03, 0x00])
+        #expect(driver.result(outstanding) == .success(.attResponse(.readResponse(value: [0x2A]))))
+        // The Write Request never went: the next one on the air is the last read.
+        #expect(Self.answerOne(&driver, &peer) == [0x0A, 0x06, 0x00])
+        guard case .success(.attResponse(.readResponse))? = driver.result(last) else {
+            Issue.record("last read: \(String(describing: driver.result(last)))")
+            return
+        }
+        #expect(driver.takeATT().isEmpty)
+        let unknown = driver.perform(.cancelGATT(connection: 0x0999, request: last))
+        #expect(driver.result(unknown) == .failure(.unknownConnection(0x0999)))
+    }
+
     @Test("an unanswered request times out after 30 s of virtual time (§3.3.3), and the peer's machine goes to Error")
     func transactionTimeout() throws {
         var (driver, _) = try Self.connected()

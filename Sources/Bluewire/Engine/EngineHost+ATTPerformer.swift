@@ -21,10 +21,11 @@ extension EngineHost {
         notificationStreams.remove(id, for: key)
     }
 
-    /// Like `perform(_:)`, but a cancelled caller is answered at once with `.cancelled` (and not sent
-    /// at all when cancelled before). The engine goes on with the request: an ATT request already
-    /// queued or sent keeps its place, so the bearer still has one request outstanding at a time
-    /// (Core Vol 3 Part F §3.3.2), and its late answer is dropped.
+    /// Like `perform(_:)`, but a cancelled caller is answered at once with `.cancelled` (and nothing is
+    /// handed to the engine when it was cancelled before). A `.gatt` operation still waiting in the
+    /// link's queue is withdrawn (`.cancelGATT`) and never sent; one already on the air runs to its end,
+    /// so the bearer still has one request outstanding at a time (Core Vol 3 Part F §3.3.2), and its
+    /// late answer is dropped.
     public func performCancellable(_ request: HostRequest) async -> Result<HostCompletion, HostEngineError> {
         if Task.isCancelled { return .failure(.cancelled) }
         if !isOpen { open() }
@@ -38,12 +39,19 @@ extension EngineHost {
                 drain()
             }
         } onCancel: {
-            Task { await self.abandon(id) }
+            Task { await self.abandon(id, request) }
         }
     }
 
-    /// The caller of `id` stopped waiting: answer it now; the engine's completion finds no waiter.
-    func abandon(_ id: HostRequestID) {
-        waiters.removeValue(forKey: id)?.resume(returning: .failure(.cancelled))
+    /// The caller of `id` stopped waiting: answer it now, and withdraw a GATT operation that has not
+    /// started; the engine's completion, if one still comes, finds no waiter.
+    func abandon(_ id: HostRequestID, _ request: HostRequest) {
+        guard let waiter = waiters.removeValue(forKey: id) else { return }
+        waiter.resume(returning: .failure(.cancelled))
+        guard case .gatt(let connection, _) = request else { return }
+        let withdrawal = HostRequestID(nextRequestID)
+        nextRequestID &+= 1
+        engine.perform(.cancelGATT(connection: connection, request: id), id: withdrawal, now: clock.now)
+        drain()
     }
 }
