@@ -45,7 +45,7 @@ extension ClientProcedure {
         case .read, .readLong, .readMultiple: .read
         case .write, .writeLong, .configure: .write
         case .cachedDiscovery: .discoverCharacteristics
-        case .exchangeMTU: nil
+        case .exchangeMTU, .attRequest: nil
         }
     }
 }
@@ -58,7 +58,7 @@ extension GATTClientRequest {
         case .read, .readLong, .readMultiple: .read
         case .write, .writeLong, .writeWithoutResponse, .signedWrite, .subscribe, .unsubscribe: .write
         case .cachedDiscovery: .discoverCharacteristics
-        case .exchangeMTU: nil
+        case .exchangeMTU, .attRequest, .attCommand: nil
         }
     }
 }
@@ -118,6 +118,8 @@ extension HostEngine {
             if state(of: peer) != .error { fireExpected(.failure, peer: peer, cause: .att(.transactionTimeout)) }
             return
         }
+        // The application's own request: its procedure owns the phase (HostRequest's `.attRequest`).
+        if case .attRequest = operation.procedure { return }
         switch state(of: peer) {
         case .connected(.discoveringServices), .connected(.discoveringCharacteristics),
              .connected(.readingCharacteristic), .connected(.writingCharacteristic):

@@ -53,6 +53,18 @@ extension HostEngine {
         case .cachedDiscovery:
             // No traffic on any bearer: only the peer's state machine, which the ATT bearer's queue drives.
             return gattClient(id, handle, operation)
+        case .attRequest(let pdu):
+            if let refusal = ATTPDUKind.refusal(request: pdu) { return complete(id, .failure(refusal)) }
+            procedure = .attRequest(pdu)
+        case .attCommand(let pdu):
+            if let refusal = ATTPDUKind.refusal(command: pdu) { return complete(id, .failure(refusal)) }
+            do throws(ATTBearerError) {
+                try links.values[index].channels.eattBearers[cid]?.send(command: pdu)
+            } catch {
+                return complete(id, .failure(.att(error)))
+            }
+            drainEATT(cid: cid, handle: handle)
+            return complete(id, .success(.done))
         }
         links.values[index].channels.eattClientOperations[cid, default: []].append(ClientOperation(id: id, procedure: procedure))
         if links.values[index].channels.eattClientOperations[cid]?.count == 1 { startEATTOperation(handle, cid) }

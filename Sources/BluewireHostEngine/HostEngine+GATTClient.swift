@@ -18,6 +18,8 @@ enum ClientProcedure: Sendable {
     case exchangeMTU
     /// `.cachedDiscovery`: no traffic, only the state machine's phase.
     case cachedDiscovery
+    /// `.attRequest`: the application's own request; its answer, whatever it is, finishes it.
+    case attRequest(ATTPDU)
 
     enum Step { case request(ATTPDU), finished(HostCompletion) }
 
@@ -31,6 +33,7 @@ enum ClientProcedure: Sendable {
         case .writeLong(var p): let s = try p.start(); self = .writeLong(p); return Self.map(s) { _ in .done }
         case .configure(var p): let s = try p.start(); self = .configure(p); return Self.map(s) { .configured(descriptorHandle: $0) }
         case .exchangeMTU, .cachedDiscovery: return .finished(.done)
+        case .attRequest(let pdu): return .request(pdu)
         }
     }
 
@@ -44,6 +47,7 @@ enum ClientProcedure: Sendable {
         case .writeLong(var p): let s = try p.receive(response); self = .writeLong(p); return Self.map(s) { _ in .done }
         case .configure(var p): let s = try p.receive(response); self = .configure(p); return Self.map(s) { .configured(descriptorHandle: $0) }
         case .exchangeMTU, .cachedDiscovery: return .finished(.done)
+        case .attRequest: return .finished(.attResponse(response))
         }
     }
 
@@ -125,6 +129,11 @@ extension HostEngine {
             procedure = .configure(.unsubscribe(from: characteristic, descriptorHandle: descriptor))
         case .exchangeMTU: procedure = .exchangeMTU
         case .cachedDiscovery: procedure = .cachedDiscovery
+        case .attRequest(let pdu):
+            if let refusal = ATTPDUKind.refusal(request: pdu) { return complete(id, .failure(refusal)) }
+            procedure = .attRequest(pdu)
+        case .attCommand(let pdu):
+            return sendATTCommand(id, connection, pdu)
         }
         // `linkIndex` still holds: only the command branch above touched the links, and it returned.
         links.values[linkIndex].clientOperations.append(ClientOperation(id: id, procedure: procedure))

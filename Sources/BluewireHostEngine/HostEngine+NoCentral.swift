@@ -44,6 +44,10 @@ extension HostEngine {
     mutating func gattClient(_ id: HostRequestID, _ connection: UInt16, _ operation: GATTClientRequest) {
         complete(id, .failure(.notSupported))
     }
+    /// No client operation is ever queued, so there is none to withdraw.
+    mutating func cancelGATT(_ id: HostRequestID, _ connection: UInt16, _ request: HostRequestID) {
+        complete(id, .success(.done))
+    }
     /// No client request is ever sent, so no response is ours.
     mutating func clientResponse(_ id: ATTRequestID, _ result: Result<ATTPDU, ATTBearerError>, handle: UInt16) {}
 }

@@ -240,6 +240,7 @@ public struct HostEngine: Sendable {
         case .notifyMultiple(let values, let connection): notifyMultiple(id, values, connection)
         case .indicate(let valueHandle, let value, let connection): indicate(id, valueHandle, value, connection)
         case .gatt(let connection, let operation): gattClient(id, connection, operation)
+        case .cancelGATT(let connection, let request): cancelGATT(id, connection, request)
         case .registerServer(let spsm, let parameters, let security, let creditReturn):
             registerChannelServer(id, spsm, parameters, security, creditReturn)
         case .unregisterServer(let spsm): unregisterChannelServer(id, spsm)

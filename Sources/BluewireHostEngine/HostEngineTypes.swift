@@ -163,6 +163,8 @@ public enum HostCompletion: Hashable, Sendable {
     case streamed(sent: Int, end: ATTStreamEnd)
     /// LE Read PHY: the link's PHYs each way (1 = LE 1M, 2 = LE 2M, 3 = LE Coded; Core Vol 4 Part E §7.8.47).
     case phy(tx: UInt8, rx: UInt8)
+    /// `GATTClientRequest.attRequest`: the server's answer, its response or an Error Response.
+    case attResponse(ATTPDU)
 }
 
 /// Something that happened that no request asked for.

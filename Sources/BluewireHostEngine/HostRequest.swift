@@ -1,3 +1,4 @@
+import BluewireATT
 import BluewireCore
 import BluewireGATT
 import BluewireHCI
@@ -62,6 +63,13 @@ public enum HostRequest: Hashable, Sendable {
     /// The application consumed the oldest `count` SDUs delivered (`.channelSDU`) on a channel whose
     /// credits return `.onConsumption`: the K-frames they took are credited back to the peer (§10.1).
     case consumedSDUs(connection: UInt16, cid: UInt16, count: Int)
+    /// Withdraws the application's GATT client operation `request` (a `.gatt` request on this link) if it
+    /// has not started: it still waits in the link's queue behind another, nothing of it has been sent,
+    /// and it completes with `.cancelled`. One that has started runs to its end: ATT cannot take a
+    /// request back (the bearer waits for its answer, Core Vol 3 Part F §3.3.2), and a procedure cut
+    /// short could leave the server half-way (a prepared-write queue, §3.4.6). Operations on EATT
+    /// bearers are not withdrawn. Completes with `.done` either way; `.unknownConnection` without the link.
+    case cancelGATT(connection: UInt16, request: HostRequestID)
     /// A GATT client operation on an Enhanced ATT bearer (an enhanced channel on SPSM 0x0027,
     /// Core Vol 3 Part G §5.3.2), queued behind that bearer's earlier ones; bearers run in parallel.
     case gattOnEATT(connection: UInt16, cid: UInt16, GATTClientRequest)
@@ -163,6 +171,22 @@ public enum GATTClientRequest: Hashable, Sendable {
     /// any discovery (Docs/Design.md). Completes with `.done`, or fails with `.refused` where the table
     /// refuses DiscoverCharacteristics (while notifications are enabled, for one).
     case cachedDiscovery
+    /// One ATT request PDU the application built (a GATT client of its own, such as `GATTClient`'s
+    /// operation queue over `EngineConnection`), queued behind the link's other client operations: one
+    /// request outstanding per bearer (Core Vol 3 Part F §3.3.2), and the 30 s transaction timeout
+    /// (§3.3.3) applies. Completes with `.attResponse` carrying the server's answer, its response or an
+    /// Error Response as a PDU (not turned into an error: the caller's procedure decides what it means).
+    /// Refused with `.att(.notARequest(opcode))` when the opcode is not a request, and fails with
+    /// `.att(.pduTooLong)` when the encoded PDU exceeds ATT_MTU once it is its turn; nothing is sent
+    /// then. The engine neither checks nor moves the peer's connection state machine for it (the
+    /// application's procedure owns its phases), except that a transaction timeout fires Failure
+    /// (the bearer is unusable) as for every request. On an EATT bearer it goes on that bearer.
+    case attRequest(ATTPDU)
+    /// One ATT command PDU the application built (Write Command, Signed Write Command, Core Vol 3 Part F
+    /// §3.4.5.3, §3.4.5.4): sent at once, in the order given, not held back by an outstanding request
+    /// (commands have no response). Completes with `.done` once handed to the link; refused with
+    /// `.att(.notACommand(opcode))` or `.att(.pduTooLong)`. Not checked against the state machine.
+    case attCommand(ATTPDU)
 }
 
 /// What to advertise (Core Vol 3 Part C §11, Vol 4 Part E §7.8.5-9, §7.8.53-56).

@@ -44,6 +44,8 @@ public actor EngineHost {
     var channelRouter = EngineChannelRouter()
     /// Answers the engine's passkey and comparison prompts (EngineHost+Pairing).
     var pairingDelegate: (any PairingDelegate)?
+    /// The per-handle notification streams of `EngineConnection.notifications(for:)` (EngineHost+NotificationStreams).
+    var notificationStreams = EngineNotificationStreams()
     /// Gets every notification and indication as it is decoded, on the host's executor (EngineHost+Notifications).
     var notificationHandler: (@Sendable (_ connection: UInt16, _ notification: GATTNotification) -> Void)?
     /// Why the transport ended, if it failed; requests fail with `.notRunning` after it.
@@ -178,10 +180,14 @@ public actor EngineHost {
                     // The hot path: the handler and the observers only (channels and pairing
                     // prompts have nothing to do with a notification).
                     notificationHandler?(connection, GATTNotification(handle: attribute, value: value, isIndication: isIndication))
+                    if !notificationStreams.isEmpty {
+                        notificationStreams.deliver(connection: connection, valueHandle: attribute, value: value)
+                    }
                     if !observers.isEmpty { for observer in observers.values { observer.yield(event) } }
                     continue
                 }
                 channelRouter.route(event, host: self)
+                if case .disconnected(let handle, _) = event { notificationStreams.linkDown(handle) }
                 routePairingPrompt(event)
                 for observer in observers.values { observer.yield(event) }
             }
@@ -206,6 +212,7 @@ public actor EngineHost {
         for observer in observers.values { observer.finish() }
         observers.removeAll()
         channelRouter.hostClosed()
+        notificationStreams.finishAll()
         timerTask?.cancel()
         timerTask = nil
         outbound.finish()
