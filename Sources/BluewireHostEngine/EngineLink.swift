@@ -30,6 +30,9 @@ struct EngineLink: Sendable {
     var clientFeaturesWritten = false
     /// Disconnect requests waiting for Disconnection Complete.
     var disconnectRequests: [HostRequestID] = []
+    /// `.updateConnection` requests the controller accepted (Command Status), waiting for LE Connection
+    /// Update Complete.
+    var connectionUpdateRequests: [HostRequestID] = []
     /// Indications sent for a request, waiting for the central's confirmation.
     var indicationRequests: [(ATTIndicationID, HostRequestID)] = []
     /// The peer address whose connection state machine this link moves (HostEngine+PeerStates): the

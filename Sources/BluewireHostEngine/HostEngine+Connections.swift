@@ -94,6 +94,7 @@ extension HostEngine {
         for (_, id) in link.indicationRequests { complete(id, .failure(.disconnected(reason))) }
         securityDisconnected(link, reason: reason)
         for id in link.disconnectRequests { complete(id, .success(.disconnected(reason))) }
+        linkParametersDisconnected(link, reason: reason)
         attStreamsLinkDown(handle, reason: reason)
         aclCredits.disconnected(handle: handle)
         reassembler.disconnected(handle: handle)

@@ -45,10 +45,12 @@ extension HostEngine {
         case .connectionComplete(let cc), .enhancedConnectionComplete(let cc):
             connectionComplete(cc)
         case .connectionUpdateComplete(let update):
-            guard update.status.isSuccess, links[update.connectionHandle] != nil else { return }
-            links[update.connectionHandle]?.interval = update.connectionInterval
-            emit(.connectionUpdated(handle: update.connectionHandle, interval: update.connectionInterval,
-                                    latency: update.peripheralLatency, timeout: update.supervisionTimeout))
+            connectionUpdateCompleted(update)
+        case .dataLengthChange(let change):
+            guard links[change.connectionHandle] != nil else { return }
+            emit(.dataLengthChanged(
+                connection: change.connectionHandle, maxTxOctets: change.maxTxOctets, maxTxTime: change.maxTxTime,
+                maxRxOctets: change.maxRxOctets, maxRxTime: change.maxRxTime))
         case .advertisingSetTerminated(let terminated):
             advertisingSetTerminated(status: terminated.status)
         case .longTermKeyRequest(let request):
@@ -56,7 +58,7 @@ extension HostEngine {
         case .phyUpdateComplete(let update):
             guard update.status.isSuccess, links[update.connectionHandle] != nil else { return }
             emit(.phyUpdated(connection: update.connectionHandle, tx: update.txPHY, rx: update.rxPHY))
-        case .directedAdvertisingReport, .dataLengthChange, .readRemoteFeaturesComplete,
+        case .directedAdvertisingReport, .readRemoteFeaturesComplete,
              .channelSelectionAlgorithm, .unknown:
             break
         }

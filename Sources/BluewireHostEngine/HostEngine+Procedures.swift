@@ -30,6 +30,11 @@ enum ProcedureKind: Hashable, Sendable {
     case writeResolvingList
     /// LE Read PHY: its return parameters complete the request (HostEngine+PHY).
     case readPHY
+    /// LE Set Data Length for the application: its Command Complete completes the request (HostEngine+LinkParameters).
+    case setDataLength(UInt16)
+    /// LE Connection Update for the application: accepted on Command Status, finished by LE Connection
+    /// Update Complete (HostEngine+LinkParameters).
+    case updateConnection(UInt16)
     case bestEffort
 }
 
@@ -147,8 +152,10 @@ extension HostEngine {
 
     mutating func finish(_ procedure: ControllerProcedure) {
         switch procedure.kind {
-        case .bringUp, .bestEffort:
+        case .bringUp, .bestEffort, .setDataLength:
             complete(procedure.id, .success(.done))
+        case .updateConnection(let handle):
+            connectionUpdateAccepted(procedure.id, handle: handle)
         case .startScan:
             complete(procedure.id, .success(.done))
         case .stopScan:

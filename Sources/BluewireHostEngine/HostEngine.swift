@@ -102,6 +102,9 @@ public struct HostEngine: Sendable {
     /// The handles of the links up now, in order.
     public var connectionHandles: [UInt16] { links.keys.sorted() }
 
+    /// A link as it is now (its interval after LE Connection Update Complete, §7.7.65.3); nil without it.
+    public func connection(_ handle: UInt16) -> HostConnection? { links[handle]?.connection }
+
     /// The ATT_MTU on a link.
     public func mtu(connection: UInt16) -> Int? { links[connection]?.bearer.mtu }
 
@@ -267,6 +270,9 @@ public struct HostEngine: Sendable {
         case .stopATTStream(let connection, let pdu): stopATTStream(id, connection, pdu)
         case .readPHY(let connection): readPHY(id, connection)
         case .setPHY(let connection, let tx, let rx): setPHY(id, connection, tx: tx, rx: rx)
+        case .setDataLength(let connection, let txOctets, let txTime):
+            setDataLength(id, connection, txOctets: txOctets, txTime: txTime)
+        case .updateConnection(let connection, let parameters): updateConnection(id, connection, parameters)
         }
         pumpProcedures()
     }

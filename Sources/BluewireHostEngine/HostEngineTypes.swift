@@ -119,6 +119,9 @@ public enum HostEngineError: Error, Hashable, Sendable {
     /// This build of the engine leaves the feature out (compiled with `BLUEWIRE_NO_SECURITY`,
     /// `BLUEWIRE_NO_CHANNELS` or `BLUEWIRE_NO_CENTRAL`, as the firmware images are).
     case notSupported
+    /// A link parameter of `.setDataLength` or `.updateConnection` is outside the range the Core
+    /// specification gives (Vol 4 Part E §7.8.33, §7.8.18); nothing was sent.
+    case linkParameters(LinkParameterError)
     /// The peer's connection state machine (Docs/Design.md) refused the trigger this request needs in
     /// its current state: `.connect` to a connected peer or one in `Error`, `.reset` outside `Error`,
     /// a read or write before any discovery (Connected.Idle), anything but `.reset` in `Error`, a
@@ -163,6 +166,9 @@ public enum HostCompletion: Hashable, Sendable {
     case streamed(sent: Int, end: ATTStreamEnd)
     /// LE Read PHY: the link's PHYs each way (1 = LE 1M, 2 = LE 2M, 3 = LE Coded; Core Vol 4 Part E §7.8.47).
     case phy(tx: UInt8, rx: UInt8)
+    /// `.updateConnection`: the link's connection parameters now (LE Connection Update Complete, Core Vol 4
+    /// Part E §7.7.65.3).
+    case connectionParameters(HostConnectionParameters)
     /// `GATTClientRequest.attRequest`: the server's answer, its response or an Error Response.
     case attResponse(ATTPDU)
 }
@@ -241,6 +247,10 @@ public enum HostEngineEvent: Hashable, Sendable {
     /// LE PHY Update Complete (Core Vol 4 Part E §7.7.65.12) with success: the link's PHYs each way now
     /// (1 = LE 1M, 2 = LE 2M, 3 = LE Coded), after `.setPHY` or a change the peer asked for.
     case phyUpdated(connection: UInt16, tx: UInt8, rx: UInt8)
+    /// LE Data Length Change (Core Vol 4 Part E §7.7.65.7): the largest link-layer payloads (octets,
+    /// 27–251) and their air times (µs) each way now, after `.setDataLength`, the engine's own request
+    /// once a link is up, or the peer's.
+    case dataLengthChanged(connection: UInt16, maxTxOctets: UInt16, maxTxTime: UInt16, maxRxOctets: UInt16, maxRxTime: UInt16)
 }
 
 /// Why a Signed Write Command was not written.

@@ -126,6 +126,19 @@ public enum HostRequest: Hashable, Sendable {
     /// it (Command Status); the link layer's result comes later as a `.phyUpdated` event, or never
     /// when nothing changes (the peer's choice, Core Vol 6 Part B §5.1.10).
     case setPHY(connection: UInt16, tx: LEPHYSet, rx: LEPHYSet)
+    /// LE Set Data Length (Core Vol 4 Part E §7.8.33): suggests the largest link-layer payload the
+    /// controller sends on the link (`txOctets` 27–251) and its air time (`txTime` 328–17,040 µs).
+    /// Completes with `.done` once the controller's Command Complete accepts it; the lengths the two link
+    /// layers settle on come later as a `.dataLengthChanged` event (LE Data Length Change, §7.7.65.7), or
+    /// never when nothing changes. Values out of range fail with `.linkParameters` and nothing is sent.
+    case setDataLength(connection: UInt16, txOctets: UInt16, txTime: UInt16)
+    /// LE Connection Update (§7.8.18): asks for new connection parameters on the link (as peripheral the
+    /// controller runs the Connection Parameters Request procedure, Core Vol 6 Part B §5.1.7). Completes
+    /// with `.connectionParameters` from the LE Connection Update Complete event for the link (§7.7.65.3),
+    /// the values now in force, or fails with `.command(.failed(.leConnectionUpdate, status))` with the
+    /// status it or the Command Status reports, `.disconnected(reason)` when the link goes first, or
+    /// `.linkParameters` (nothing sent) when a value is outside the ranges §7.8.18 gives.
+    case updateConnection(connection: UInt16, LEConnectionParameters)
 }
 
 /// GATT client operations (Core Vol 3 Part G §4).

@@ -54,6 +54,9 @@ characteristic are reported as EVENT {"write": handle, "value": hex}. With --gat
 after READY is the server's attribute table: {"database": [{"handle", "type" (little-endian hex), "value" (hex, null
 when the server computes it)}]}.
 
+The peripheral reports each connection update its host learns of (the central's LE Connection Update) as
+EVENT {"parameters_updated": handle, "interval": N, "latency": N, "timeout": N} in HCI units.
+
 --pairing IO:SC:MITM gives the Device bumble's Security Manager with these pairing features (see
 bumble_pairing.py for the EVENT lines it adds); centrals then also take
     {"op": "pair"}  {"op": "encrypt"}  {"op": "passkey", "value": N}
@@ -239,6 +242,7 @@ async def run_peripheral(device, args):
     if args.disconnect_on:
         disconnect_on(device, args.disconnect_on)
     device.on('connection', lambda c: emit('EVENT', {'connected': str(c.peer_address), 'handle': c.handle}))
+    device.on('connection', lambda c: c.on('connection_parameters_update', lambda: report_parameters(c)))
     if args.pairing:
         report = lambda payload: emit('EVENT', payload)
         PERIPHERAL['delegate'] = configure_pairing(device, args.pairing, report)
@@ -261,6 +265,14 @@ async def run_peripheral(device, args):
         await advertise()
     if args.privacy:
         emit('EVENT', {'rpa': device.random_address.to_string(False)})
+
+
+def report_parameters(connection):
+    """EVENT {"parameters_updated": HANDLE, "interval", "latency", "timeout"} in HCI units (1.25 ms, connection
+    events, 10 ms) once the peripheral's host got LE Connection Update Complete (Core Vol 4 Part E §7.7.65.3)."""
+    parameters = connection.parameters
+    emit('EVENT', {'parameters_updated': connection.handle, 'interval': round(parameters.connection_interval / 1.25),
+                   'latency': parameters.peripheral_latency, 'timeout': round(parameters.supervision_timeout / 10)})
 
 
 async def rotate_private_address(device):
