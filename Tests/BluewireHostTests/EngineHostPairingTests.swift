@@ -103,7 +103,11 @@ struct EngineHostPairingTests {
         let level = try await scene.central.pair(scene.handle)
         #expect(level == .secureConnectionsAuthenticated)
         #expect(await scene.board.shown != nil)
+        // The peripheral's host finishes its side on its own executor, after the central's pair()
+        // returned: wait (bounded) for its own LE Connection Complete and Encryption Change.
+        try await waitUntil { await !scene.peripheral.connectionHandles.isEmpty }
         let peripheralHandle = try #require(await scene.peripheral.connectionHandles.first)
+        try await waitUntil { await scene.peripheral.security(of: peripheralHandle)?.level == .secureConnectionsAuthenticated }
         #expect(await scene.peripheral.security(of: peripheralHandle)?.level == .secureConnectionsAuthenticated)
 
         // A new link: the bond's key encrypts it, nobody is asked anything.
