@@ -135,11 +135,13 @@ print_sizes() {
 case "${1:-}" in
   build)
     need_packages
-    for app in peripheral central; do
+    # FIRMWARE_APPS=peripheral (or central) builds one image only, for quick size measurements.
+    apps=(${FIRMWARE_APPS:-peripheral central})
+    for app in "${apps[@]}"; do
       rm -f "$out/bluewire-$app.elf"
       build_image "$app"
     done
-    for app in peripheral central; do print_sizes "$app"; done
+    for app in "${apps[@]}"; do print_sizes "$app"; done
     ;;
   run)
     app=${2:-}

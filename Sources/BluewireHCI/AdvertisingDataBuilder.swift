@@ -82,8 +82,8 @@ public struct AdvertisingDataBuilder: Hashable, Sendable {
             if !l16.isEmpty { pending.append((complete ? .completeList16BitServiceUUIDs : .incompleteList16BitServiceUUIDs, l16)) }
             if !l32.isEmpty { pending.append((complete ? .completeList32BitServiceUUIDs : .incompleteList32BitServiceUUIDs, l32)) }
             if !l128.isEmpty { pending.append((complete ? .completeList128BitServiceUUIDs : .incompleteList128BitServiceUUIDs, l128)) }
-        case .completeLocalName(let name): pending.append((.completeLocalName, Array(name.utf8)))
-        case .shortenedLocalName(let name): pending.append((.shortenedLocalName, Array(name.utf8)))
+        case .completeLocalName(let name): pending.append((.completeLocalName, Self.octets(of: name)))
+        case .shortenedLocalName(let name): pending.append((.shortenedLocalName, Self.octets(of: name)))
         case .txPowerLevel(let p): pending.append((.txPowerLevel, [UInt8(bitPattern: p)]))
         case .appearance(let a): pending.append((.appearance, le16(a)))
         case .manufacturerSpecificData(let company, let data): pending.append((.manufacturerSpecificData, le16(company) + data))
@@ -113,6 +113,17 @@ public struct AdvertisingDataBuilder: Hashable, Sendable {
             bytes.append(type.rawValue)
             bytes.append(contentsOf: data)
         }
+    }
+
+    /// A name's UTF-8 octets. Embedded Swift copies them from the String's contiguous storage, which a
+    /// native String always has: `Array(name.utf8)` would link the UTF-8 view's index machinery for
+    /// bridged (foreign) strings, about 5 KB of flash that an image never runs.
+    private static func octets(of name: String) -> [UInt8] {
+        #if hasFeature(Embedded)
+        name.utf8.withContiguousStorageIfAvailable { Array($0) } ?? []
+        #else
+        Array(name.utf8)
+        #endif
     }
 
     private func le16(_ v: UInt16) -> [UInt8] { [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)] }
