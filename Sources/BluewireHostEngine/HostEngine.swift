@@ -100,7 +100,7 @@ public struct HostEngine: Sendable {
     public var isRunning: Bool { phase == .running }
 
     /// The handles of the links up now, in order.
-    public var connectionHandles: [UInt16] { links.keys.sorted() }
+    public var connectionHandles: [UInt16] { links.sortedKeys }
 
     /// The ATT_MTU on a link.
     public func mtu(connection: UInt16) -> Int? { links[connection]?.bearer.mtu }
