@@ -5,7 +5,7 @@ import BluewireCore
 /// `packet` encodes it as an HCI command packet (opcode, parameter length, parameters; §5.4.1).
 /// `init(decoding:)` reads a command packet back, for showing captures; opcodes without a typed
 /// case (vendor commands, BR/EDR) become `.raw` rather than an error.
-public enum HCICommand: Hashable, Sendable {
+public indirect enum HCICommand: Hashable, Sendable {
     case reset
     case readLocalVersionInformation
     case readLocalSupportedCommands

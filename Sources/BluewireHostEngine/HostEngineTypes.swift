@@ -136,7 +136,7 @@ public enum HostCompletion: Hashable, Sendable {
     /// The request is done and returns nothing.
     case done
     /// Bring-up finished: what the controller is.
-    case started(ControllerInfo)
+    indirect case started(ControllerInfo)
     /// A connection attempt succeeded.
     case connected(HostConnection)
     /// A disconnect finished, with the reason the controller reported.
@@ -168,7 +168,7 @@ public enum HostCompletion: Hashable, Sendable {
 /// Something that happened that no request asked for.
 public enum HostEngineEvent: Hashable, Sendable {
     /// A scan found or updated a device.
-    case deviceFound(DiscoveredDevice)
+    indirect case deviceFound(DiscoveredDevice)
     /// Scanning stopped.
     case scanStopped
     case advertisingStarted
@@ -222,7 +222,7 @@ public enum HostEngineEvent: Hashable, Sendable {
     case encryptionChanged(connection: UInt16, level: LinkSecurityLevel, keySize: UInt8)
     /// A pairing finished: the keys distributed (§3.6), stored in the bond store when `bonded`, and the
     /// method the two devices' features selected (§2.3.5.1, tables 2.6-2.8).
-    case paired(connection: UInt16, keys: HostBond, bonded: Bool, method: PairingMethod)
+    indirect case paired(connection: UInt16, keys: HostBond, bonded: Bool, method: PairingMethod)
     /// A pairing failed; its keys are discarded.
     case pairingFailed(connection: UInt16, PairingFailure)
     /// A Signed Write Command was dropped (Core Vol 3 Part C §10.4.2): why.
