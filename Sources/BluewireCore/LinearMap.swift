@@ -172,3 +172,24 @@ extension LinearMap: Equatable where Value: Equatable {
 extension LinearMap: Sendable where Key: Sendable, Value: Sendable {}
 extension LinearMap.Values: Sendable where Value: Sendable {}
 extension LinearMap.Iterator: Sendable where Key: Sendable, Value: Sendable {}
+
+extension LinearMap where Key: Comparable {
+    /// The keys in ascending order, as `keys.sorted()` gives them: an insertion sort, which for a
+    /// handful of keys is as quick and costs a firmware image far less code than the standard
+    /// library's sort (about 1.4 KB for `[UInt16]`).
+    public var sortedKeys: [Key] {
+        var sorted = keys
+        var i = 1
+        while i < sorted.count {
+            let key = sorted[i]
+            var j = i
+            while j > 0, key < sorted[j - 1] {
+                sorted[j] = sorted[j - 1]
+                j -= 1
+            }
+            sorted[j] = key
+            i += 1
+        }
+        return sorted
+    }
+}

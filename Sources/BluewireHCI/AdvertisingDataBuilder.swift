@@ -65,55 +65,97 @@ public struct AdvertisingDataBuilder: Hashable, Sendable {
     }
 
     public mutating func append(_ element: ADElement) throws(AdvertisingDataError) {
-        var pending: [(ADType, [UInt8])] = []
+        // The element's structures are written after the bytes already there and checked there;
+        // if they are too long or do not fit they are cut off again. One buffer and no
+        // intermediate arrays: this is all of the advertising code a firmware image carries.
+        let start = bytes.count
+        var firstType: ADType?
+        var tooLong: (type: ADType, length: Int)?
+        func structure(_ type: ADType, _ body: (inout [UInt8]) -> Void) {
+            let lengthAt = bytes.count
+            bytes.append(0)
+            bytes.append(type.rawValue)
+            body(&bytes)
+            let length = bytes.count - lengthAt - 2
+            if firstType == nil { firstType = type }
+            if length > 254 {
+                if tooLong == nil { tooLong = (type, length) }
+            } else {
+                bytes[lengthAt] = UInt8(length + 1)
+            }
+        }
         switch element {
-        case .flags(let f): pending.append((.flags, [f.rawValue]))
+        case .flags(let f): structure(.flags) { $0.append(f.rawValue) }
         case .serviceUUIDs(let uuids, let complete):
-            var l16: [UInt8] = [], l32: [UInt8] = [], l128: [UInt8] = []
-            for uuid in uuids {
-                if let short = uuid.uint16 {
-                    l16.append(UInt8(truncatingIfNeeded: short)); l16.append(UInt8(truncatingIfNeeded: short >> 8))
-                } else if let mid = uuid.uint32 {
-                    for i in 0..<4 { l32.append(UInt8(truncatingIfNeeded: mid >> (8 * UInt32(i)))) }
-                } else {
-                    l128.append(contentsOf: uuid.bytes128)
+            // One list per size, each UUID in its shortest form.
+            let has16 = uuids.contains { $0.uint16 != nil }
+            let has32 = uuids.contains { $0.uint16 == nil && $0.uint32 != nil }
+            let has128 = uuids.contains { $0.uint16 == nil && $0.uint32 == nil }
+            if has16 {
+                structure(complete ? .completeList16BitServiceUUIDs : .incompleteList16BitServiceUUIDs) { out in
+                    for uuid in uuids { if let short = uuid.uint16 { Self.le16(short, into: &out) } }
                 }
             }
-            if !l16.isEmpty { pending.append((complete ? .completeList16BitServiceUUIDs : .incompleteList16BitServiceUUIDs, l16)) }
-            if !l32.isEmpty { pending.append((complete ? .completeList32BitServiceUUIDs : .incompleteList32BitServiceUUIDs, l32)) }
-            if !l128.isEmpty { pending.append((complete ? .completeList128BitServiceUUIDs : .incompleteList128BitServiceUUIDs, l128)) }
-        case .completeLocalName(let name): pending.append((.completeLocalName, Array(name.utf8)))
-        case .shortenedLocalName(let name): pending.append((.shortenedLocalName, Array(name.utf8)))
-        case .txPowerLevel(let p): pending.append((.txPowerLevel, [UInt8(bitPattern: p)]))
-        case .appearance(let a): pending.append((.appearance, le16(a)))
-        case .manufacturerSpecificData(let company, let data): pending.append((.manufacturerSpecificData, le16(company) + data))
+            if has32 {
+                structure(complete ? .completeList32BitServiceUUIDs : .incompleteList32BitServiceUUIDs) { out in
+                    for uuid in uuids where uuid.uint16 == nil { if let mid = uuid.uint32 { Self.le32(mid, into: &out) } }
+                }
+            }
+            if has128 {
+                structure(complete ? .completeList128BitServiceUUIDs : .incompleteList128BitServiceUUIDs) { out in
+                    for uuid in uuids where uuid.uint16 == nil && uuid.uint32 == nil { out.append(contentsOf: uuid.bytes128) }
+                }
+            }
+        case .completeLocalName(let name): structure(.completeLocalName) { Self.appendUTF8(of: name, to: &$0) }
+        case .shortenedLocalName(let name): structure(.shortenedLocalName) { Self.appendUTF8(of: name, to: &$0) }
+        case .txPowerLevel(let p): structure(.txPowerLevel) { $0.append(UInt8(bitPattern: p)) }
+        case .appearance(let a): structure(.appearance) { Self.le16(a, into: &$0) }
+        case .manufacturerSpecificData(let company, let data):
+            structure(.manufacturerSpecificData) { Self.le16(company, into: &$0); $0.append(contentsOf: data) }
         case .serviceData(let uuid, let data):
             if let short = uuid.uint16 {
-                pending.append((.serviceData16BitUUID, le16(short) + data))
+                structure(.serviceData16BitUUID) { Self.le16(short, into: &$0); $0.append(contentsOf: data) }
             } else if let mid = uuid.uint32 {
-                pending.append((.serviceData32BitUUID, le16(UInt16(truncatingIfNeeded: mid)) + le16(UInt16(truncatingIfNeeded: mid >> 16)) + data))
+                structure(.serviceData32BitUUID) { Self.le32(mid, into: &$0); $0.append(contentsOf: data) }
             } else {
-                pending.append((.serviceData128BitUUID, uuid.bytes128 + data))
+                structure(.serviceData128BitUUID) { $0.append(contentsOf: uuid.bytes128); $0.append(contentsOf: data) }
             }
-        case .peripheralConnectionIntervalRange(let lo, let hi): pending.append((.peripheralConnectionIntervalRange, le16(lo) + le16(hi)))
-        case .uri(let data): pending.append((.uri, data))
-        case .leRole(let role): pending.append((.leRole, [role]))
-        case .raw(let type, let data): pending.append((type, data))
+        case .peripheralConnectionIntervalRange(let lo, let hi):
+            structure(.peripheralConnectionIntervalRange) { Self.le16(lo, into: &$0); Self.le16(hi, into: &$0) }
+        case .uri(let data): structure(.uri) { $0.append(contentsOf: data) }
+        case .leRole(let role): structure(.leRole) { $0.append(role) }
+        case .raw(let type, let data): structure(type) { $0.append(contentsOf: data) }
         }
-        var needed = 0
-        for (type, data) in pending {
-            guard data.count <= 254 else { throw .structureTooLong(type: type, dataLength: data.count) }
-            needed += 2 + data.count
+        let needed = bytes.count - start
+        let available = maxLength - start
+        if let tooLong {
+            bytes.removeSubrange(start...)
+            throw .structureTooLong(type: tooLong.type, dataLength: tooLong.length)
         }
-        guard needed <= remaining else {
-            throw .doesNotFit(type: pending.first?.0 ?? .flags, needed: needed, available: remaining)
-        }
-        for (type, data) in pending {
-            bytes.append(UInt8(data.count + 1))
-            bytes.append(type.rawValue)
-            bytes.append(contentsOf: data)
+        guard needed <= available else {
+            bytes.removeSubrange(start...)
+            throw .doesNotFit(type: firstType ?? .flags, needed: needed, available: available)
         }
     }
 
-    private func le16(_ v: UInt16) -> [UInt8] { [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)] }
+    /// A name's UTF-8 octets. Embedded Swift copies them from the String's contiguous storage, which a
+    /// native String always has: `Array(name.utf8)` would link the UTF-8 view's index machinery for
+    /// bridged (foreign) strings, about 5 KB of flash that an image never runs.
+    private static func appendUTF8(of name: String, to bytes: inout [UInt8]) {
+        #if hasFeature(Embedded)
+        _ = name.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        #else
+        bytes.append(contentsOf: name.utf8)
+        #endif
+    }
+
+    private static func le16(_ v: UInt16, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(truncatingIfNeeded: v))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
+    }
+
+    private static func le32(_ v: UInt32, into bytes: inout [UInt8]) {
+        le16(UInt16(truncatingIfNeeded: v), into: &bytes)
+        le16(UInt16(truncatingIfNeeded: v >> 16), into: &bytes)
+    }
 }

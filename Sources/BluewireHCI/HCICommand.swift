@@ -5,7 +5,13 @@ import BluewireCore
 /// `packet` encodes it as an HCI command packet (opcode, parameter length, parameters; §5.4.1).
 /// `init(decoding:)` reads a command packet back, for showing captures; opcodes without a typed
 /// case (vendor commands, BR/EDR) become `.raw` rather than an error.
-public enum HCICommand: Hashable, Sendable {
+///
+/// `indirect`: a payload lives in its own box, so a command is one reference wide and copying or
+/// destroying one is a retain or release. Inline, every copy switched over the largest payloads;
+/// those copies of a command held in procedures and the command flow cost firmware images about
+/// 4.7 KB of flash. Commands are a handful per connection, not per packet: the boxes cost nothing
+/// that matters on a host.
+public indirect enum HCICommand: Hashable, Sendable {
     case reset
     case readLocalVersionInformation
     case readLocalSupportedCommands

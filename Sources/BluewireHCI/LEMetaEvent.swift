@@ -3,14 +3,16 @@ import BluewireCore
 /// An LE Meta event (Core Vol 4 Part E §7.7.65): the first parameter is the subevent code.
 /// Subevents this module does not interpret stay `.unknown` with their parameters.
 public enum LEMetaEvent: Hashable, Sendable {
-    case connectionComplete(LEConnectionComplete)
+    /// The two connection completes are `indirect` (boxed): the largest payload, one per connection,
+    /// which otherwise every copy of an event switches over (about 2 KB of a firmware image).
+    indirect case connectionComplete(LEConnectionComplete)
     case advertisingReport(LEAdvertisingReportEvent)
     case connectionUpdateComplete(LEConnectionUpdateComplete)
     case readRemoteFeaturesComplete(LEReadRemoteFeaturesComplete)
     case longTermKeyRequest(LELongTermKeyRequest)
     case dataLengthChange(LEDataLengthChange)
     /// Subevent 0x0A (v1) or 0x29 (v2, with advertising and sync handles).
-    case enhancedConnectionComplete(LEConnectionComplete)
+    indirect case enhancedConnectionComplete(LEConnectionComplete)
     case directedAdvertisingReport(LEDirectedAdvertisingReportEvent)
     case phyUpdateComplete(LEPHYUpdateComplete)
     case extendedAdvertisingReport(LEExtendedAdvertisingReportEvent)

@@ -6,6 +6,10 @@ struct AdvertisingState: Hashable, Sendable {
     /// What to advertise, kept to resume after a disconnection; nil after stop.
     var advertisement: HostAdvertisement?
     var commands: AdvertisingCommands?
+    /// Counts the starts: a start procedure carries its number, which tells when it finishes whether
+    /// the advertising it configured is still the one in force (a number, not the commands, so the
+    /// procedure queue holds no copy of them and comparing costs no HCI command equality).
+    var generation: UInt32 = 0
     /// Advertising is on in the controller.
     var isEnabled = false
     /// An enable is on its way; a Connection Complete before its answer means the advertising it
@@ -37,12 +41,13 @@ extension HostEngine {
         if !commands.usesExtendedCommands, let address = commands.ownAddress { advertising.controllerRandomAddress = address }
         advertising.advertisement = advertisement
         advertising.commands = commands
+        advertising.generation &+= 1
         let enables = advertisingAllowed(advertisement)
         if enables {
             list.append(ProcedureCommand(command: commands.enable, optional: false))
             advertising.enabling = true
         }
-        enqueue(ControllerProcedure(id: id, kind: .startAdvertising(commands, enables: enables), commands: list))
+        enqueue(ControllerProcedure(id: id, kind: .startAdvertising(generation: advertising.generation, enables: enables), commands: list))
     }
 
     /// Disable advertising (queued behind a start asked before it).
@@ -73,8 +78,10 @@ extension HostEngine {
     public var advertisingLayout: HostAdvertisingLayout? { advertising.commands?.layout }
 
     /// The last command of a start was answered.
-    mutating func advertisingConfigured(_ commands: AdvertisingCommands, enables: Bool) {
-        guard enables, advertising.commands == commands else { return }
+    mutating func advertisingConfigured(generation: UInt32, enables: Bool) {
+        // `case .some`, not `!= nil`: on an Equatable type the optimiser may keep the derived `==`,
+        // which compares every HCI command of both (kilobytes of firmware code).
+        guard enables, case .some = advertising.commands, advertising.generation == generation else { return }
         advertisingEnableAnswered()
     }
 

@@ -234,7 +234,7 @@ extension HostEngine {
             advanceEATTTimers()
             return
         }
-        for handle in links.keys.sorted() {
+        for handle in links.sortedKeys {
             guard let index = links.index(forKey: handle), let deadline = links.values[index].channels.manager.deadline,
                   deadline <= now
             else { continue }

@@ -15,7 +15,7 @@ extension HostEngine {
             // the controller accepted ours: before that it is an older attempt's, a killed program's
             // that `clearControllerLeftovers` cancelled (§7.8.13; bumble reports it after the Cancel's
             // Command Complete, while our LE Create Connection may already be on its way).
-            if role == .central || pendingConnection != nil, let pending = pendingConnection, pending.accepted {
+            if role == .central || pendingConnection.isSome, let pending = pendingConnection, pending.accepted {
                 pendingConnection = nil
                 if pending.requestID != nil {
                     // Accepted: the attempt is in Connecting (see cancelConnect). One already cancelled

@@ -82,7 +82,7 @@ extension HostEngine {
         guard links.values.contains(where: { link in
             link.channels.eattBearers.values.contains { bearer in bearer.deadline.map { $0 <= now } ?? false }
         }) else { return }
-        for handle in links.keys.sorted() {
+        for handle in links.sortedKeys {
             guard let cids = links[handle]?.channels.eattBearers.keys.sorted() else { continue }
             for cid in cids {
                 guard let index = links.index(forKey: handle), let deadline = links.values[index].channels.eattBearers[cid]?.deadline,

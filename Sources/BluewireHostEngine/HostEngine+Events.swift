@@ -80,7 +80,7 @@ extension HostEngine {
             pendingConnection = nil
             complete(pending.requestID, .failure(.connectionFailed(.hardwareFailure)))
         }
-        for handle in links.keys.sorted() { linkDisconnected(handle: handle, reason: .hardwareFailure) }
+        for handle in links.sortedKeys { linkDisconnected(handle: handle, reason: .hardwareFailure) }
         advertising = AdvertisingState()
         phase = .failed
         emit(.hardwareError(code))

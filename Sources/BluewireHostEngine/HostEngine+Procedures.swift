@@ -16,7 +16,8 @@ enum ProcedureKind: Hashable, Sendable {
     case bringUp
     case startScan
     case stopScan
-    case startAdvertising(AdvertisingCommands, enables: Bool)
+    /// The start numbered `generation` (`AdvertisingState.generation`).
+    case startAdvertising(generation: UInt32, enables: Bool)
     case stopAdvertising
     case resumeAdvertising
     case connect
@@ -161,8 +162,8 @@ extension HostEngine {
         case .stopScan:
             scanStopped()
             complete(procedure.id, .success(.done))
-        case .startAdvertising(let commands, let enables):
-            advertisingConfigured(commands, enables: enables)
+        case .startAdvertising(let generation, let enables):
+            advertisingConfigured(generation: generation, enables: enables)
             complete(procedure.id, .success(.done))
         case .stopAdvertising:
             complete(procedure.id, .success(.done))

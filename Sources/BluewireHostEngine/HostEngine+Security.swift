@@ -352,7 +352,7 @@ extension HostEngine {
     /// Fires every SMP timer due: the pairing fails and SMP stops on that link.
     mutating func fireSecurityTimers() {
         guard let due = securityDeadline, due <= now else { return }
-        for handle in links.keys.sorted() {
+        for handle in links.sortedKeys {
             guard var session = links[handle]?.security.session, let deadline = session.deadline, deadline <= now else {
                 continue
             }

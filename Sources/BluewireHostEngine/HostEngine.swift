@@ -100,7 +100,7 @@ public struct HostEngine: Sendable {
     public var isRunning: Bool { phase == .running }
 
     /// The handles of the links up now, in order.
-    public var connectionHandles: [UInt16] { links.keys.sorted() }
+    public var connectionHandles: [UInt16] { links.sortedKeys }
 
     /// A link as it is now (its interval after LE Connection Update Complete, §7.7.65.3); nil without it.
     public func connection(_ handle: UInt16) -> HostConnection? { links[handle]?.connection }

@@ -170,7 +170,7 @@ struct LinkQueues: Sendable {
             packet = channels.popFirst()
             nextIsContinuation = channels.first.map { !$0.packetBoundary.isStart } ?? false
         }
-        guard packet != nil else {
+        guard packet.isSome else {
             midPDU = nil
             return nil
         }

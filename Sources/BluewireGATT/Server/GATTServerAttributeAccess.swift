@@ -80,7 +80,7 @@ extension GATTServer {
     /// A CCCD's value as this connection configured it, or nil if `attribute` is no characteristic's CCCD.
     func clientConfigurationBytes(of attribute: GATTAttribute, connection: UInt16) -> ArraySlice<UInt8>? {
         guard attribute.type == .clientCharacteristicConfiguration,
-              database.characteristic(clientConfigurationHandle: attribute.handle) != nil else { return nil }
+              database.characteristic(clientConfigurationHandle: attribute.handle).isSome else { return nil }
         let configuration = connections[connection]?.clientConfigurations[attribute.handle] ?? 0
         return [UInt8(truncatingIfNeeded: configuration), UInt8(truncatingIfNeeded: configuration >> 8)][...]
     }

@@ -6,7 +6,7 @@ extension GATTServer {
     /// CCCD for this characteristic has bit 0 set (Part G §4.10). Each value is cut to ATT_MTU − 3 of
     /// that connection. Returns the PDUs to send; notifications need no confirmation.
     public mutating func notify(handle valueHandle: UInt16, value: [UInt8]) throws(GATTServerError) -> [GATTOutboundPDU] {
-        try notify(handle: valueHandle, value: value, connections: connections.keys.sorted())
+        try notify(handle: valueHandle, value: value, connections: connections.sortedKeys)
     }
 
     /// A notification for one connection: empty unless it is subscribed to notifications.
@@ -37,7 +37,7 @@ extension GATTServer {
     /// `handle`/`confirm` when the confirmation arrives. A full queue drops the value and reports
     /// `indicationDropped`.
     public mutating func indicate(handle valueHandle: UInt16, value: [UInt8]) throws(GATTServerError) -> [GATTOutboundPDU] {
-        try indicate(handle: valueHandle, value: value, connections: connections.keys.sorted())
+        try indicate(handle: valueHandle, value: value, connections: connections.sortedKeys)
     }
 
     /// An indication for one connection: empty unless it is subscribed and free (else it is queued).

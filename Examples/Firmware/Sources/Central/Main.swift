@@ -62,10 +62,10 @@ struct ExploringCentral: FirmwareApplication {
         guard let handle else { return }
         log("discovered \(services.count) services")
         for service in services {
-            log("service \(service.service.uuid.description) handles \(service.service.handle)-\(service.service.endHandle)")
+            log("service \(service.service.uuid) handles \(service.service.handle)-\(service.service.endHandle)")
             for item in service.characteristics {
                 let characteristic = item.characteristic
-                log("  characteristic \(characteristic.uuid.description) value handle \(characteristic.valueHandle) properties 0x\(hex: [characteristic.properties.rawValue]), \(item.descriptors.count) descriptors")
+                log("  characteristic \(characteristic.uuid) value handle \(characteristic.valueHandle) properties 0x\(hex: [characteristic.properties.rawValue]), \(item.descriptors.count) descriptors")
                 if characteristic.properties.contains(.read) {
                     let id = requests.take()
                     reads.append((id, characteristic.valueHandle))

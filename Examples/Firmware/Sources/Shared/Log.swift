@@ -60,6 +60,38 @@ struct LogLine: ExpressibleByStringInterpolation {
             if address.type.isRandom { appendLiteral("/random") }
         }
 
+        /// `0x180D` for a 16-bit alias, `0x0000FE95` for a 32-bit one, else the 36-character form, as
+        /// `BluetoothUUID.shortString` (without `description`'s assigned name: that table is a
+        /// Dictionary of Strings, and `description` joins Strings, about 7 KB of the central's flash).
+        mutating func appendInterpolation(_ uuid: BluetoothUUID) {
+            if let short = uuid.uint16 {
+                appendLiteral("0x")
+                appendHex(UInt64(short), digits: 4)
+            } else if let mid = uuid.uint32 {
+                appendLiteral("0x")
+                appendHex(UInt64(mid), digits: 8)
+            } else {
+                appendHex(uuid.high >> 32, digits: 8)
+                bytes.append(UInt8(ascii: "-"))
+                appendHex(uuid.high >> 16, digits: 4)
+                bytes.append(UInt8(ascii: "-"))
+                appendHex(uuid.high, digits: 4)
+                bytes.append(UInt8(ascii: "-"))
+                appendHex(uuid.low >> 48, digits: 4)
+                bytes.append(UInt8(ascii: "-"))
+                appendHex(uuid.low, digits: 12)
+            }
+        }
+
+        /// The low `digits` nibbles of `value`, uppercase.
+        private mutating func appendHex(_ value: UInt64, digits: Int) {
+            var shift = 4 * (digits - 1)
+            while shift >= 0 {
+                bytes.append(hexDigit(UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0x0F, uppercase: true))
+                shift -= 4
+            }
+        }
+
         private mutating func appendDecimal(_ value: Int64, width: Int = 1) {
             if value < 0 { bytes.append(UInt8(ascii: "-")) }
             var magnitude = value.magnitude
