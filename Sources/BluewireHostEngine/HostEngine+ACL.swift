@@ -65,13 +65,13 @@ extension HostEngine {
         case .requestFailed(let id, let error):
             clientResponse(id, .failure(error), handle: handle)
         case .notification(let attribute, let value):
-            emit(.notification(connection: handle, attribute: attribute, value: value, isIndication: false))
+            emitNotification(connection: handle, attribute: attribute, value: value, isIndication: false)
         case .multipleNotification(let notification):
             for entry in notification.entries {
-                emit(.notification(connection: handle, attribute: entry.handle, value: entry.value, isIndication: false))
+                emitNotification(connection: handle, attribute: entry.handle, value: entry.value, isIndication: false)
             }
         case .indication(let attribute, let value):
-            emit(.notification(connection: handle, attribute: attribute, value: value, isIndication: true))
+            emitNotification(connection: handle, attribute: attribute, value: value, isIndication: true)
         case .request(let pdu):
             serverRequest(pdu, handle: handle)
         case .command(let pdu):

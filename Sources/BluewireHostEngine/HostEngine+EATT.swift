@@ -59,13 +59,13 @@ extension HostEngine {
         case .requestFailed(let id, let error):
             eattClientResponse(id, .failure(error), handle: handle, cid: cid)
         case .notification(let attribute, let value):
-            emit(.notification(connection: handle, attribute: attribute, value: value, isIndication: false))
+            emitNotification(connection: handle, attribute: attribute, value: value, isIndication: false)
         case .multipleNotification(let notification):
             for entry in notification.entries {
-                emit(.notification(connection: handle, attribute: entry.handle, value: entry.value, isIndication: false))
+                emitNotification(connection: handle, attribute: entry.handle, value: entry.value, isIndication: false)
             }
         case .indication(let attribute, let value):
-            emit(.notification(connection: handle, attribute: attribute, value: value, isIndication: true))
+            emitNotification(connection: handle, attribute: attribute, value: value, isIndication: true)
         case .closed(.transactionTimeout):
             guard let index = links.index(forKey: handle) else { return }
             try? links.values[index].channels.manager.disconnect(cid, now: now)

@@ -88,6 +88,11 @@ public struct HostEngine: Sendable {
     // Outputs, drained in order.
     var outputs: [HostEngineOutput] = []
     var outputHead = 0
+    #if !BLUEWIRE_NO_CENTRAL
+    /// Notifications that arrived while `outputs` was empty (HostEngine+NotificationLane).
+    var notifications: [HostNotification] = []
+    var notificationHead = 0
+    #endif
 
     public init(configuration: HostEngineConfiguration) {
         self.configuration = configuration
@@ -122,6 +127,12 @@ public struct HostEngine: Sendable {
 
     /// The next output, or nil when there is nothing to do.
     public mutating func nextOutput() -> HostEngineOutput? {
+        // The notification lane came first (HostEngine+NotificationLane).
+        if let notification = nextNotification() {
+            return .event(.notification(
+                connection: notification.connection, attribute: notification.attribute,
+                value: notification.value, isIndication: notification.isIndication))
+        }
         guard outputHead < outputs.count else { return nil }
         // Moved out, not copied (no retain here and release at the clearing below, per output):
         // the slot keeps a placeholder with no payload until the buffer is cleared.

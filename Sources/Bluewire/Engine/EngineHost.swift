@@ -169,7 +169,11 @@ public actor EngineHost {
 
     /// Acts on everything the engine decided, in order, then arms the timer for its next deadline.
     func drain() {
-        while let output = engine.nextOutput() {
+        while true {
+            // Notifications first: the engine's lane holds only what came before every other output
+            // (HostEngine+NotificationLane), in small values that cost no enum copies.
+            drainNotificationLane()
+            guard let output = engine.nextOutput() else { break }
             switch output {
             case .send(let packet):
                 outbound.yield(packet)
@@ -177,13 +181,8 @@ public actor EngineHost {
                 waiters.removeValue(forKey: id)?.resume(returning: result)
             case .event(let event):
                 if case .notification(let connection, let attribute, let value, let isIndication) = event {
-                    // The hot path: the handler and the observers only (channels and pairing
-                    // prompts have nothing to do with a notification).
-                    notificationHandler?(connection, GATTNotification(handle: attribute, value: value, isIndication: isIndication))
-                    if !notificationStreams.isEmpty {
-                        notificationStreams.deliver(connection: connection, valueHandle: attribute, value: value)
-                    }
-                    if !observers.isEmpty { for observer in observers.values { observer.yield(event) } }
+                    // One that arrived behind another output.
+                    deliver(HostNotification(connection: connection, attribute: attribute, value: value, isIndication: isIndication))
                     continue
                 }
                 channelRouter.route(event, host: self)
@@ -193,6 +192,33 @@ public actor EngineHost {
             }
         }
         armTimer()
+    }
+
+    /// Delivers every notification on the engine's lane.
+    ///
+    /// Not inlined into `drain`, on purpose: written there as `while let n = engine.nextNotification()`
+    /// before `engine.nextOutput()`, Swift 6.3's release build merged the two accesses to `engine`
+    /// into one scope and then began it again on each turn of the loop without ending it, a "Fatal
+    /// access conflict" at the second notification (Benchmarks/NotificationPath crashed on it).
+    @inline(never)
+    func drainNotificationLane() {
+        while let notification = engine.nextNotification() { deliver(notification) }
+    }
+
+    /// The hot path: the handler, the per-handle streams and the observers only (channels and
+    /// pairing prompts have nothing to do with a notification).
+    func deliver(_ notification: HostNotification) {
+        notificationHandler?(notification.connection, GATTNotification(
+            handle: notification.attribute, value: notification.value, isIndication: notification.isIndication))
+        if !notificationStreams.isEmpty {
+            notificationStreams.deliver(connection: notification.connection, valueHandle: notification.attribute, value: notification.value)
+        }
+        if !observers.isEmpty {
+            let event = HostEngineEvent.notification(
+                connection: notification.connection, attribute: notification.attribute,
+                value: notification.value, isIndication: notification.isIndication)
+            for observer in observers.values { observer.yield(event) }
+        }
     }
 
     func transportEnded(_ error: TransportError) {
