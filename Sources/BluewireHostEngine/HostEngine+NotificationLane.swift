@@ -37,16 +37,8 @@ extension HostEngine {
         // Without the central role nothing notifies this host; the lane is not compiled.
         return nil
         #else
-        guard notificationHead < notifications.count else { return nil }
-        // Moved out, not copied, as in `nextOutput`.
-        var notification = HostNotification(connection: 0, attribute: 0, value: [], isIndication: false)
-        swap(&notification, &notifications[notificationHead])
-        notificationHead += 1
-        if notificationHead == notifications.count {
-            notifications.removeAll(keepingCapacity: true)
-            notificationHead = 0
-        }
-        return notification
+        return notifications.takeFront(
+            at: &notificationHead, leaving: HostNotification(connection: 0, attribute: 0, value: [], isIndication: false))
         #endif
     }
 

@@ -133,17 +133,8 @@ public struct HostEngine: Sendable {
                 connection: notification.connection, attribute: notification.attribute,
                 value: notification.value, isIndication: notification.isIndication))
         }
-        guard outputHead < outputs.count else { return nil }
-        // Moved out, not copied (no retain here and release at the clearing below, per output):
-        // the slot keeps a placeholder with no payload until the buffer is cleared.
-        var output = HostEngineOutput.event(.scanStopped)
-        swap(&output, &outputs[outputHead])
-        outputHead += 1
-        if outputHead == outputs.count {
-            outputs.removeAll(keepingCapacity: true)
-            outputHead = 0
-        }
-        return output
+        // The placeholder has no payload: nothing to release when the buffer is cleared.
+        return outputs.takeFront(at: &outputHead, leaving: .event(.scanStopped))
     }
 
     /// Every pending output (convenient in tests; firmware drains with `nextOutput`).
