@@ -2,6 +2,7 @@ import BluewireATT
 import BluewireCore
 import BluewireGATT
 import BluewireHCI
+import BluewireHostEngine
 import BluewireL2CAP
 import BluewireTransport
 import Logging
@@ -80,6 +81,17 @@ public actor BluetoothHost {
     /// Weak references to per-connection objects, counted by `diagnostics`.
     let lifetimes = HostObjectLifetimes()
 
+    // The engine backend (Shell/): the EngineHost this host runs on, nil on the legacy backend,
+    // and what the shell keeps of its own.
+    let engineHost: EngineHost?
+    var shell = EngineShellState()
+    /// The actor whose executor this host runs on: the engine's, or an empty anchor (HostBackend.swift).
+    let executorAnchor: any Actor
+
+    /// One serial executor for the host and its engine, so the host reaches the engine's state
+    /// synchronously (`assumeIsolated`) and a call between them does not change threads.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executorAnchor.unownedExecutor }
+
     enum Phase: Equatable {
         case idle, starting, running, closed
     }
@@ -91,6 +103,26 @@ public actor BluetoothHost {
         clock: any HostClock = SystemHostClock(),
         logger: Logger = Logger(label: "bluewire")
     ) {
+        self.init(transport: transport, configuration: configuration, clock: clock, logger: logger, backend: .processDefault)
+    }
+
+    /// Creates a host on `transport` running on `backend` (HostBackend.swift). Nothing is sent until `start()`.
+    @_spi(Testing) public init(
+        transport: any HCITransport,
+        configuration: HostConfiguration = HostConfiguration(),
+        clock: any HostClock = SystemHostClock(),
+        logger: Logger = Logger(label: "bluewire"),
+        backend: HostBackend
+    ) {
+        switch backend {
+        case .legacy:
+            engineHost = nil
+            executorAnchor = HostExecutorAnchor()
+        case .engine:
+            let engineHost = EngineHost(transport: transport, configuration: HostEngineConfiguration(host: configuration), clock: clock)
+            self.engineHost = engineHost
+            executorAnchor = engineHost
+        }
         self.transport = transport
         self.clock = clock
         self.configuration = configuration
@@ -106,6 +138,7 @@ public actor BluetoothHost {
     /// features, LE buffer sizes, event masks, random static address).
     @discardableResult
     public func start() async throws(HostError) -> ControllerInfo {
+        if let engineHost { return try await engineStart(engineHost) }
         guard phase == .idle else {
             if let controller { return controller }
             throw .notRunning
@@ -153,6 +186,7 @@ public actor BluetoothHost {
 
     /// Stops scanning, fails every pending operation, and closes the transport.
     public func close() async {
+        if let engineHost { return await engineClose(engineHost) }
         guard phase != .closed else { return }
         phase = .closed
         shutDown(reason: .notRunning, failure: nil)

@@ -48,6 +48,9 @@ public actor EngineHost {
     var notificationStreams = EngineNotificationStreams()
     /// Gets every notification and indication as it is decoded, on the host's executor (EngineHost+Notifications).
     var notificationHandler: (@Sendable (_ connection: UInt16, _ notification: GATTNotification) -> Void)?
+    /// A `BluetoothHost` on this host's executor (Shell/): gets every event but notifications, in
+    /// order with the completions, then `.finished` when the host closes or its transport ends.
+    var shellTap: (@Sendable (EngineShellTap) -> Void)?
     /// Why the transport ended, if it failed; requests fail with `.notRunning` after it.
     public private(set) var transportFailure: TransportError?
 
@@ -185,6 +188,7 @@ public actor EngineHost {
                     deliver(HostNotification(connection: connection, attribute: attribute, value: value, isIndication: isIndication))
                     continue
                 }
+                shellTap?(.event(event))
                 channelRouter.route(event, host: self)
                 if case .disconnected(let handle, _) = event { notificationStreams.linkDown(handle) }
                 routePairingPrompt(event)
@@ -239,6 +243,7 @@ public actor EngineHost {
         observers.removeAll()
         channelRouter.hostClosed()
         notificationStreams.finishAll()
+        shellTap?(.finished)
         timerTask?.cancel()
         timerTask = nil
         outbound.finish()

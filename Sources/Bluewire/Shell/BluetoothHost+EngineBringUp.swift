@@ -1,0 +1,82 @@
+import BluewireCore
+import BluewireHCI
+import BluewireHostEngine
+
+extension HostEngineConfiguration {
+    /// The engine's configuration for a `BluetoothHost` one: the same timeouts and MTU, and the
+    /// random static address chosen now when the host's names none (the legacy host chose it at
+    /// `start`; the engine needs it from the beginning).
+    init(host: HostConfiguration) {
+        self.init(
+            randomAddress: host.randomAddress ?? BluetoothAddress.randomStatic(UInt64.random(in: 0...0x3FFF_FFFF_FFFF)),
+            commandTimeout: host.commandTimeout,
+            connectionTimeout: host.connectionTimeout,
+            preferredMTU: host.preferredMTU)
+    }
+}
+
+extension BluetoothHost {
+    /// `start()` on the engine backend: the engine's bring-up (the same `ControllerBringUp` the
+    /// legacy host runs), with the engine host's events routed to this host first.
+    func engineStart(_ engineHost: EngineHost) async throws(HostError) -> ControllerInfo {
+        if phase == .closed { throw .notRunning }
+        installShellTap(engineHost)
+        phase = .starting
+        switch await engineHost.perform(.start) {
+        case .success(.started(let info)):
+            controller = info
+            phase = .running
+            return info
+        case .success:
+            phase = .idle
+            throw .notRunning
+        case .failure(.alreadyStarted):
+            if let controller { return controller }
+            throw .notRunning
+        case .failure(let error):
+            log.hci.error("bring-up failed: \(error)")
+            if let failure = await engineHost.transportFailure {
+                phase = .closed
+                throw .transport(failure)
+            }
+            phase = .idle
+            throw HostError(engine: error)
+        }
+    }
+
+    /// `close()` on the engine backend: the engine host fails what waits and closes the transport;
+    /// its `.finished` ends this host's event streams.
+    func engineClose(_ engineHost: EngineHost) async {
+        guard phase != .closed else { return }
+        phase = .closed
+        await engineHost.close()
+        finishShellObservers()
+    }
+
+    func installShellTap(_ engineHost: EngineHost) {
+        guard !shell.tapInstalled else { return }
+        shell.tapInstalled = true
+        let tap: @Sendable (EngineShellTap) -> Void = { [weak self] tap in
+            // Called from the engine host's drain, on the executor the two share.
+            self?.assumeIsolated { $0.shellTapped(tap) }
+        }
+        engineHost.assumeIsolated { $0.shellTap = tap }
+    }
+
+    func shellTapped(_ tap: EngineShellTap) {
+        switch tap {
+        case .event(let event): engineEvent(event)
+        case .finished:
+            if phase != .closed {
+                phase = .closed
+                log.transport.notice("transport ended")
+            }
+            finishShellObservers()
+        }
+    }
+
+    func finishShellObservers() {
+        for observer in eventObservers.values { observer.finish() }
+        eventObservers.removeAll()
+    }
+}

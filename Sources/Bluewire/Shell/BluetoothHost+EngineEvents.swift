@@ -1,0 +1,63 @@
+import BluewireCore
+import BluewireHCI
+import BluewireHostEngine
+
+extension BluetoothHost {
+    /// One engine event, as the legacy host reports the same thing: `HostEvent`s to `events()`
+    /// observers, and the Hardware Error recovery the engine leaves to its application.
+    func engineEvent(_ event: HostEngineEvent) {
+        switch event {
+        case .connected(let link):
+            shell.linkPeers[link.handle] = link.peer
+            publishShell(.connected(Connection(
+                host: self, handle: link.handle, peer: link.peer, role: link.role == .central ? .central : .peripheral)))
+        case .disconnected(let handle, let reason):
+            guard let peer = shell.linkPeers.removeValue(forKey: handle) else { return }
+            publishShell(.disconnected(handle: handle, peer: peer, reason: reason))
+        case .connectionUpdated(let handle, let interval, let latency, let timeout):
+            publishShell(.connectionUpdated(handle: handle, interval: interval, latency: latency, timeout: timeout))
+        case .dataLengthChanged(let handle, let maxTxOctets, _, let maxRxOctets, _):
+            publishShell(.dataLengthChanged(handle: handle, maxTxOctets: maxTxOctets, maxRxOctets: maxRxOctets))
+        case .phyUpdated(let handle, let tx, let rx):
+            publishShell(.phyUpdated(handle: handle, tx: tx, rx: rx))
+        case .mtuChanged(let handle, let mtu):
+            publishShell(.mtuChanged(handle: handle, mtu: mtu))
+        case .server(let serverEvent):
+            publishShell(.server(serverEvent))
+        case .hardwareError(let code):
+            engineHardwareError(code: code)
+        default:
+            break
+        }
+    }
+
+    func publishShell(_ event: HostEvent) {
+        for observer in eventObservers.values { observer.yield(event) }
+    }
+
+    /// A Hardware Error (Core Vol 4 Part E §7.7.16). The engine failed what was under way and put
+    /// every peer in Error; like the legacy host, the shell brings the controller up again with the
+    /// same address before it reports the error, and closes if the controller does not come back.
+    func engineHardwareError(code: UInt8) {
+        log.hci.error("hardware error 0x\(hex(code, width: 2)); resetting the controller")
+        guard phase == .running, let engineHost, !shell.recovering else { return }
+        shell.recovering = true
+        phase = .starting
+        Task { await self.recoverEngine(engineHost, code: code) }
+    }
+
+    func recoverEngine(_ engineHost: EngineHost, code: UInt8) async {
+        let result = await engineHost.perform(.start)
+        shell.recovering = false
+        guard phase == .starting else { return }
+        switch result {
+        case .success(.started(let info)):
+            controller = info
+            phase = .running
+            publishShell(.hardwareError(code: code))
+        default:
+            log.hci.error("controller did not come back after a hardware error: \(result)")
+            await engineClose(engineHost)
+        }
+    }
+}

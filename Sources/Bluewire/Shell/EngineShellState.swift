@@ -1,0 +1,25 @@
+import BluewireCore
+import BluewireHostEngine
+
+/// What an `EngineHost` tells the `BluetoothHost` that runs on it (EngineHost.shellTap).
+enum EngineShellTap: Sendable {
+    /// An engine event, in order with the completions around it (notifications excepted: they
+    /// reach subscribers through the engine host's own streams).
+    case event(HostEngineEvent)
+    /// The engine host closed or its transport ended: nothing more will come.
+    case finished
+}
+
+/// What a `BluetoothHost` on the engine backend keeps itself: what the engine does not say again
+/// in its events, and what the host must redo after a Hardware Error.
+struct EngineShellState {
+    /// Whether the engine host's tap is installed (at the first `start`).
+    var tapInstalled = false
+    /// The peer of every link the engine reported connected, by handle: the engine's
+    /// `.disconnected` names the handle only, `HostEvent.disconnected` the peer too.
+    var linkPeers: [UInt16: BluetoothAddress] = [:]
+    /// True from a Hardware Error until the controller is up again.
+    var recovering = false
+
+    init() {}
+}
