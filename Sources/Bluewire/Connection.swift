@@ -161,6 +161,7 @@ extension BluetoothHost {
     }
 
     func waitForDisconnection(handle: UInt16) async -> HCIStatus {
+        if engineHost != nil { return await engineWaitForDisconnection(handle: handle) }
         guard let link = links[handle] else { return endedReason(handle) }
         return await withCheckedContinuation { continuation in link.disconnectWaiters.append(continuation) }
     }
@@ -170,10 +171,11 @@ extension BluetoothHost {
         endedLinks[handle] ?? .unknownConnectionIdentifier
     }
 
-    func isConnected(handle: UInt16) -> Bool { links[handle] != nil }
+    func isConnected(handle: UInt16) -> Bool { engineHost == nil ? links[handle] != nil : shell.links[handle] != nil }
 
     func connectionState(handle: UInt16) -> ConnectionState {
-        links[handle]?.peerState.state ?? endedLinkStates[handle] ?? .initial
+        if let engineHost { return engineConnectionState(engineHost, handle: handle) }
+        return links[handle]?.peerState.state ?? endedLinkStates[handle] ?? .initial
     }
 
     func fire(_ trigger: ConnectionTrigger, on handle: UInt16) throws(ConnectionError) -> ConnectionTransition {

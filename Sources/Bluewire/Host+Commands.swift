@@ -20,6 +20,7 @@ extension BluetoothHost {
     }
 
     func sendCommandResult(_ command: HCICommand, timeout: TimeSpan? = nil) async -> Result<CommandResponse, CommandError> {
+        if let engineHost { return await engineCommand(engineHost, command, timeout: timeout) }
         guard phase == .starting || phase == .running else { return .failure(.cancelled(command.opcode)) }
         let id = commandFlow.enqueue(command, timeout: timeout)
         return await withCheckedContinuation { continuation in

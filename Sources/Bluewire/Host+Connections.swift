@@ -39,6 +39,11 @@ extension BluetoothHost {
         parameters: LEConnectionParameters = LEConnectionParameters(),
         timeout: TimeSpan? = nil
     ) async throws(HostError) -> Connection {
+        if let engineHost {
+            shell.connectingPeer = peer
+            defer { shell.connectingPeer = nil }
+            return try await engineConnect(engineHost, to: peer, parameters: parameters, timeout: timeout)
+        }
         guard phase == .running, let controller else { throw .notRunning }
         guard pendingConnection == nil else { throw .connectionAttemptInProgress }
         do throws(ConnectionTriggerRefused) {
@@ -107,6 +112,7 @@ extension BluetoothHost {
     /// Cancels a connection attempt in progress (LE Create Connection Cancel); its `connect` throws
     /// `.connectionFailed(peer, .operationCancelledByHost)`. Nothing happens if none is in progress.
     public func cancelConnectionAttempt() {
+        if engineHost != nil { return engineCancelConnect() }
         guard let pending = pendingConnection else { return }
         cancelConnectionAttempt(to: pending.peer)
     }
@@ -152,7 +158,7 @@ extension BluetoothHost {
     }
 
     /// True from the moment `connect` is called until its attempt succeeded, failed or was cancelled.
-    public var isConnecting: Bool { isAwaitingConnection }
+    public var isConnecting: Bool { engineHost == nil ? isAwaitingConnection : shell.connectingPeer != nil }
 
     /// Whether an attempt is still waiting for its Connection Complete.
     var isAwaitingConnection: Bool { pendingConnection != nil && pendingConnection?.outcome == nil }
@@ -222,6 +228,7 @@ extension BluetoothHost {
     /// Disconnects (HCI Disconnect) and waits for Disconnection Complete. Reason defaults to Remote
     /// User Terminated Connection (0x13), as Core Vol 4 Part E §7.1.6 suggests for a user's request.
     public func disconnect(handle: UInt16, reason: HCIStatus = .remoteUserTerminatedConnection) async throws(HostError) {
+        if let engineHost { return try await engineDisconnect(engineHost, handle: handle, reason: reason) }
         guard let link = links[handle] else { return }
         _ = try await send(.disconnect(Disconnect(connectionHandle: handle, reason: reason)))
         guard links[handle] === link else { return }
@@ -289,7 +296,8 @@ extension BluetoothHost {
 
     /// Open connections.
     public var connections: [Connection] {
-        links.values.sorted { $0.handle < $1.handle }.map {
+        if let engineHost { return engineConnections(engineHost) }
+        return links.values.sorted { $0.handle < $1.handle }.map {
             Connection(host: self, handle: $0.handle, peer: $0.peer, role: $0.role)
         }
     }

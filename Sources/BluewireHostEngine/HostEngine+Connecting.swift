@@ -8,7 +8,7 @@ import BluewireHCI
 extension HostEngine {
     // MARK: central: creating a connection
 
-    mutating func connect(_ id: HostRequestID, _ identityOrAddress: BluetoothAddress, _ parameters: LEConnectionParameters) {
+    mutating func connect(_ id: HostRequestID, _ identityOrAddress: BluetoothAddress, _ parameters: LEConnectionParameters, timeout: TimeSpan?) {
         guard phase == .running, let controller else { return complete(id, .failure(.notRunning)) }
         // A bonded peer asked for by its identity address is reached at the private address it was last
         // seen advertising with (Core Vol 3 Part C §10.8.2.3).
@@ -35,7 +35,7 @@ extension HostEngine {
             ? .leExtendedCreateConnection(LEExtendedCreateConnection(peerAddress: peer, le1M: .init(connection: parameters)))
             : .leCreateConnection(LECreateConnection(peerAddress: peer, connection: parameters))
         commands.append(ProcedureCommand(command: create, optional: false))
-        pendingConnection = PendingConnection(requestID: id, peer: peer, requested: identityOrAddress, deadline: now + configuration.connectionTimeout)
+        pendingConnection = PendingConnection(requestID: id, peer: peer, requested: identityOrAddress, deadline: now + (timeout ?? configuration.connectionTimeout))
         enqueue(ControllerProcedure(id: id, kind: .connect, commands: commands))
     }
 

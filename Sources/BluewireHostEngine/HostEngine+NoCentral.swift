@@ -34,7 +34,7 @@ extension HostEngine {
     mutating func scanReceived(legacy report: LEAdvertisingReport) {}
     mutating func scanReceived(extended report: LEExtendedAdvertisingReport) {}
 
-    mutating func connect(_ id: HostRequestID, _ peer: BluetoothAddress, _ parameters: LEConnectionParameters) {
+    mutating func connect(_ id: HostRequestID, _ peer: BluetoothAddress, _ parameters: LEConnectionParameters, timeout: TimeSpan?) {
         complete(id, .failure(.notSupported))
     }
     /// No attempt is ever in progress, so there is nothing to cancel.

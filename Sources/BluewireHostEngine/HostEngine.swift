@@ -236,7 +236,7 @@ public struct HostEngine: Sendable {
         case .start: start(id)
         case .startScan(let parameters, let filter, let duration): startScan(id, parameters, filter, duration: duration)
         case .stopScan: stopScan(id)
-        case .connect(let peer, let parameters): connect(id, peer, parameters)
+        case .connect(let peer, let parameters, let timeout): connect(id, peer, parameters, timeout: timeout)
         case .cancelConnect: cancelConnect(id)
         case .disconnect(let handle, let reason): disconnect(id, handle, reason)
         case .startAdvertising(let advertisement): startAdvertising(id, advertisement)

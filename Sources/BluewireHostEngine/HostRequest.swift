@@ -17,8 +17,10 @@ public enum HostRequest: Hashable, Sendable {
     case startScan(ScanParameters, filter: AdvertisingFilter, duration: TimeSpan? = nil)
     /// Stop scanning. Runs after any start already requested, so the controller ends up not scanning.
     case stopScan
-    /// Create a connection as central (§7.8.12 / §7.8.66). Completes with `.connected` or an error.
-    case connect(BluetoothAddress, LEConnectionParameters)
+    /// Create a connection as central (§7.8.12 / §7.8.66). Completes with `.connected` or an error;
+    /// `.connectionTimeout` when no connection completed within `timeout` (the configuration's
+    /// `connectionTimeout` when nil), the attempt then cancelled.
+    case connect(BluetoothAddress, LEConnectionParameters, timeout: TimeSpan? = nil)
     /// Cancel the connection attempt in progress (§7.8.13). The attempt completes with `.cancelled`.
     case cancelConnect
     /// Disconnect a link (§7.1.6). Completes with the reason once Disconnection Complete arrives.

@@ -95,6 +95,17 @@ struct EngineConnectionStateTests {
         #expect(link.central.engine.state(of: Self.peer) == .connected(.idle))
     }
 
+    @Test("a connect with its own timeout ends at that timeout in virtual time, not at the configuration's")
+    func perRequestTimeout() throws {
+        var link = try Self.link()  // configured: 2 s
+        let connect = link.perform(.connect(Self.absent, LEConnectionParameters(), timeout: .milliseconds(500)), on: 0)
+        link.run(for: .milliseconds(450))
+        #expect(link.central.result(connect) == nil, "still connecting 50 ms before its timeout")
+        try link.run(until: { $0.central.result(connect) != nil }, within: .milliseconds(100))
+        #expect(link.central.result(connect) == .failure(.connectionTimeout))
+        #expect(link.central.engine.failure(of: Self.absent) == .connectionTimeout)
+    }
+
     @Test("cancelConnect → Disconnect: Connecting → Initial, not a failure")
     func cancelledAttempt() throws {
         var link = try Self.link()

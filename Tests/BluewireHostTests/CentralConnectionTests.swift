@@ -9,6 +9,8 @@ struct CentralConnectionTests {
     @Test("2M is preferred before connecting and a data length refused with a bare status does not fail the connection")
     func linkSetupToleratesRefusal() async throws {
         let bench = try await CentralTestBench.make()
+        // Sent right behind the connection: by the time connect returns (legacy backend) or just after (engine).
+        try await waitUntil { bench.peripheral.receivedCommands.contains(0x2022) }
         let commands = bench.peripheral.receivedCommands
         let defaultPHY = try #require(commands.firstIndex(of: 0x2031), "LE Set Default PHY sent")
         let create = try #require(commands.firstIndex(of: 0x200D), "LE Create Connection sent")

@@ -82,18 +82,21 @@ extension BluetoothHost {
     /// `Error` after a failure (connection failed or timed out, ATT transaction timeout, transport lost,
     /// controller Hardware Error) until `reset(_:)`.
     public func state(of address: BluetoothAddress) -> ConnectionState {
-        peers[address]?.state ?? .initial
+        if let engineHost { return engineState(engineHost, of: address) }
+        return peers[address]?.state ?? .initial
     }
 
     /// Why `address`'s machine is in `Error`, while it is.
     public func failure(of address: BluetoothAddress) -> ConnectionFailureCause? {
-        peers[address]?.failure
+        if let engineHost { return engineFailure(engineHost, of: address) }
+        return peers[address]?.failure
     }
 
     /// Every transition of `address`'s connection state machine from this call on, across
     /// connections (each with its trigger, and for `Error` the cause). The sequence ends when the host
     /// closes or the consumer stops iterating.
     public func transitions(of address: BluetoothAddress) -> AsyncStream<PeerTransition> {
+        if engineHost != nil { return engineTransitions(of: address) }
         let (stream, continuation) = AsyncStream<PeerTransition>.makeStream(bufferingPolicy: .unbounded)
         guard phase != .closed else {
             continuation.finish()
@@ -116,6 +119,7 @@ extension BluetoothHost {
     /// refused in `Error`).
     /// - Throws: `.refused` naming the state and `Reset` when `address` is not in `Error`.
     public func reset(_ address: BluetoothAddress) throws(HostError) {
+        if let engineHost { return try engineReset(engineHost, address) }
         let record = peerRecord(address)
         do throws(ConnectionTriggerRefused) {
             try record.fire(.reset)

@@ -51,6 +51,9 @@ public actor EngineHost {
     /// A `BluetoothHost` on this host's executor (Shell/): gets every event but notifications, in
     /// order with the completions, then `.finished` when the host closes or its transport ends.
     var shellTap: (@Sendable (EngineShellTap) -> Void)?
+    /// The request `performNow` runs, and its completion once the drain saw it (EngineHost+PerformNow).
+    var immediateRequest: HostRequestID?
+    var immediateResult: Result<HostCompletion, HostEngineError>?
     /// Why the transport ended, if it failed; requests fail with `.notRunning` after it.
     public private(set) var transportFailure: TransportError?
 
@@ -181,7 +184,11 @@ public actor EngineHost {
             case .send(let packet):
                 outbound.yield(packet)
             case .completed(let id, let result):
-                waiters.removeValue(forKey: id)?.resume(returning: result)
+                if let waiter = waiters.removeValue(forKey: id) {
+                    waiter.resume(returning: result)
+                } else if id == immediateRequest {
+                    immediateResult = result
+                }
             case .event(let event):
                 if case .notification(let connection, let attribute, let value, let isIndication) = event {
                     // One that arrived behind another output.

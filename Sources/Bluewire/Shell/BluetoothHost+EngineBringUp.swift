@@ -76,7 +76,12 @@ extension BluetoothHost {
     }
 
     func finishShellObservers() {
+        // Links end with the host, as on the legacy backend: what waits for their end gets
+        // Connection Terminated By Local Host.
+        for handle in shell.links.keys.sorted() { _ = engineLinkDown(handle: handle, reason: .connectionTerminatedByLocalHost) }
         for observer in eventObservers.values { observer.finish() }
         eventObservers.removeAll()
+        for observers in shell.peerObservers.values { for observer in observers.values { observer.finish() } }
+        shell.peerObservers.removeAll()
     }
 }

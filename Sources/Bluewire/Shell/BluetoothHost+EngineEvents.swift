@@ -8,12 +8,15 @@ extension BluetoothHost {
     func engineEvent(_ event: HostEngineEvent) {
         switch event {
         case .connected(let link):
-            shell.linkPeers[link.handle] = link.peer
-            publishShell(.connected(Connection(
-                host: self, handle: link.handle, peer: link.peer, role: link.role == .central ? .central : .peripheral)))
+            engineLinkUp(link)
+            publishShell(.connected(Connection(host: self, handle: link.handle, peer: link.peer, role: LinkRole(link.role))))
         case .disconnected(let handle, let reason):
-            guard let peer = shell.linkPeers.removeValue(forKey: handle) else { return }
-            publishShell(.disconnected(handle: handle, peer: peer, reason: reason))
+            guard let link = engineLinkDown(handle: handle, reason: reason) else { return }
+            publishShell(.disconnected(handle: handle, peer: link.peer, reason: reason))
+        case .stateChanged(let peer, let transition, let cause):
+            guard let observers = shell.peerObservers[peer], !observers.isEmpty else { return }
+            let reported = PeerTransition(peer: peer, transition: transition, cause: cause.map { engineFailureCause($0, peer: peer) })
+            for observer in observers.values { observer.yield(reported) }
         case .connectionUpdated(let handle, let interval, let latency, let timeout):
             publishShell(.connectionUpdated(handle: handle, interval: interval, latency: latency, timeout: timeout))
         case .dataLengthChanged(let handle, let maxTxOctets, _, let maxRxOctets, _):

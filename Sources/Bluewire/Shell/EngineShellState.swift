@@ -15,9 +15,13 @@ enum EngineShellTap: Sendable {
 struct EngineShellState {
     /// Whether the engine host's tap is installed (at the first `start`).
     var tapInstalled = false
-    /// The peer of every link the engine reported connected, by handle: the engine's
-    /// `.disconnected` names the handle only, `HostEvent.disconnected` the peer too.
-    var linkPeers: [UInt16: BluetoothAddress] = [:]
+    /// Every link the engine reported connected, by handle: the engine's `.disconnected` names the
+    /// handle only, `HostEvent.disconnected` the peer too, and `Connection.disconnection()` waits here.
+    var links: [UInt16: ShellLink] = [:]
+    /// `transitions(of:)` observers, by peer, fed from the engine's `.stateChanged`.
+    var peerObservers: [BluetoothAddress: [UInt64: AsyncStream<PeerTransition>.Continuation]] = [:]
+    /// The peer `connect(to:)` is connecting to, while it waits.
+    var connectingPeer: BluetoothAddress?
     /// True from a Hardware Error until the controller is up again.
     var recovering = false
 

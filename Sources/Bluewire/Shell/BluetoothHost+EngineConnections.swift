@@ -1,0 +1,92 @@
+import BluewireATT
+import BluewireCore
+import BluewireGATT
+import BluewireHCI
+import BluewireHostEngine
+
+/// What the shell keeps of one engine link: what `Connection` reports that the engine does not.
+struct ShellLink {
+    var peer: BluetoothAddress
+    var role: LinkRole
+    var disconnectWaiters: [CheckedContinuation<HCIStatus, Never>] = []
+}
+
+extension BluetoothHost {
+    /// `connect(to:parameters:timeout:)` on the engine backend: the engine's `.connect`, which runs
+    /// the peer's state machine, stops a running scan first and prepares the link as the legacy
+    /// host does. Cancelling the calling task withdraws the attempt (`.cancelConnect`).
+    func engineConnect(
+        _ engineHost: EngineHost, to peer: BluetoothAddress, parameters: LEConnectionParameters, timeout: TimeSpan?
+    ) async throws(HostError) -> Connection {
+        guard phase == .running else { throw .notRunning }
+        let result = await withTaskCancellationHandler {
+            await engineHost.perform(.connect(peer, parameters, timeout: timeout))
+        } onCancel: {
+            Task { await self.engineCancelConnect() }
+        }
+        switch result {
+        case .success(.connected(let link)):
+            return Connection(host: self, handle: link.handle, peer: link.peer, role: LinkRole(link.role))
+        case .success:
+            throw .notRunning
+        case .failure(.cancelled):
+            throw .connectionFailed(peer, .operationCancelledByHost)
+        case .failure(let error):
+            throw HostError(engine: error, peer: peer)
+        }
+    }
+
+    func engineCancelConnect() {
+        _ = engineHost?.assumeIsolated { $0.performNow(.cancelConnect) }
+    }
+
+    /// `disconnect(handle:reason:)` on the engine backend: done at the link's Disconnection Complete.
+    func engineDisconnect(_ engineHost: EngineHost, handle: UInt16, reason: HCIStatus) async throws(HostError) {
+        switch await engineHost.perform(.disconnect(handle: handle, reason: reason)) {
+        case .success, .failure(.unknownConnection): return
+        case .failure(let error): throw HostError(engine: error)
+        }
+    }
+
+    func engineConnections(_ engineHost: EngineHost) -> [Connection] {
+        engineHost.assumeIsolated { host in
+            host.engine.connectionHandles.compactMap { host.engine.connection($0) }
+        }.map { Connection(host: self, handle: $0.handle, peer: $0.peer, role: LinkRole($0.role)) }
+    }
+
+    func engineIsConnected(_ engineHost: EngineHost, handle: UInt16) -> Bool {
+        shell.links[handle] != nil
+    }
+
+    func engineConnectionState(_ engineHost: EngineHost, handle: UInt16) -> ConnectionState {
+        guard let link = shell.links[handle] else { return endedLinkStates[handle] ?? .initial }
+        return engineHost.assumeIsolated { $0.engine.state(of: link.peer) }
+    }
+
+    func engineWaitForDisconnection(handle: UInt16) async -> HCIStatus {
+        guard shell.links[handle] != nil else { return endedReason(handle) }
+        return await withCheckedContinuation { continuation in shell.links[handle]?.disconnectWaiters.append(continuation) }
+    }
+
+    // MARK: the links, from the engine's events
+
+    func engineLinkUp(_ link: HostConnection) {
+        shell.links[link.handle] = ShellLink(peer: link.peer, role: LinkRole(link.role))
+        endedLinks[link.handle] = nil
+        endedLinkStates[link.handle] = nil
+    }
+
+    func engineLinkDown(handle: UInt16, reason: HCIStatus) -> ShellLink? {
+        guard let link = shell.links.removeValue(forKey: handle) else { return nil }
+        endedLinks[handle] = reason
+        endedLinkStates[handle] = engineHost?.assumeIsolated { $0.engine.state(of: link.peer) } ?? .initial
+        for waiter in link.disconnectWaiters { waiter.resume(returning: reason) }
+        return link
+    }
+}
+
+extension LinkRole {
+    init(_ role: HostLinkRole) {
+        self = role == .central ? .central : .peripheral
+    }
+}
