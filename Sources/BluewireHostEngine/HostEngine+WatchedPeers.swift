@@ -46,11 +46,14 @@ extension HostEngine {
         case .stopScan, .scanCompleted, .failure: from = .disconnected(.scanning)
         default: return
         }
-        // By index: firing replaces a known peer's entry in place and adds none, so the walk sees each
-        // peer once, in the state it had before.
+        // The addresses first: firing replaces entries of the map being walked.
+        var peers: [BluetoothAddress] = []
         for index in peerMachines.indices where peerMachines.values[index].machine.state == from {
+            peers.append(peerMachines.keys[index])
+        }
+        for peer in peers {
             // Accepted: Initial takes StartScan; Scanning takes StopScan, ScanCompleted and Failure.
-            fireExpected(trigger, peer: peerMachines.keys[index], cause: trigger == .failure ? cause : nil)
+            fireExpected(trigger, peer: peer, cause: trigger == .failure ? cause : nil)
         }
     }
 
