@@ -38,6 +38,11 @@ struct EngineLink: Sendable {
     /// The peer address whose connection state machine this link moves (HostEngine+PeerStates): the
     /// address the application passed to `.connect`. Nil on links we did not ask for (peripheral role).
     var machinePeer: BluetoothAddress?
+    #if !BLUEWIRE_NO_CENTRAL
+    /// The state the application's open GATT phase (`.beginGATTPhase`) put the peer's machine in; nil
+    /// when none is open (HostEngine+AppPhases).
+    var applicationPhase: ConnectionState?
+    #endif
     /// Pairing, encryption level and waiting security requests (Core Vol 3 Part H).
     var security = LinkSecurity()
 

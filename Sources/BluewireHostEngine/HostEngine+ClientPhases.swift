@@ -118,8 +118,9 @@ extension HostEngine {
             if state(of: peer) != .error { fireExpected(.failure, peer: peer, cause: .att(.transactionTimeout)) }
             return
         }
-        // The application's own request: its procedure owns the phase (HostRequest's `.attRequest`).
-        if case .attRequest = operation.procedure { return }
+        // A procedure that fired no trigger ends no phase: the application's own request (its procedure
+        // owns the phase, HostEngine+AppPhases) and the MTU exchange, which may run inside such a phase.
+        guard operation.procedure.trigger != nil else { return }
         switch state(of: peer) {
         case .connected(.discoveringServices), .connected(.discoveringCharacteristics),
              .connected(.readingCharacteristic), .connected(.writingCharacteristic):

@@ -31,10 +31,12 @@ extension HostEngine {
         peerMachines[address]?.failure
     }
 
-    /// Fires `trigger` on `peer`'s machine (made on first use); a transition to `Error` records
+    /// Fires `trigger` on `peer`'s machine (made on first use, HostEngine+WatchedPeers); a transition to `Error` records
     /// `cause`, any other transition clears it. Every transition is emitted as `.stateChanged`.
     /// - Throws: `.refused` naming the state and the trigger; nothing changes then and nothing is emitted.
     mutating func fire(_ trigger: ConnectionTrigger, peer: BluetoothAddress, cause: HostEngineError? = nil) throws(HostEngineError) {
+        // A peer that becomes known joins a running scan first (HostEngine+WatchedPeers).
+        knowPeer(peer)
         var record = peerMachines[peer] ?? PeerMachine()
         let transition: ConnectionTransition
         do throws(ConnectionTriggerRefused) {

@@ -29,6 +29,8 @@ extension HostEngine {
         }
         scanMachine.failure = transition.to == .error ? cause : nil
         if trigger != .deviceFound { emit(.scanStateChanged(transition, cause: scanMachine.failure)) }
+        // The known peers in Initial scan along (HostEngine+WatchedPeers).
+        peersFollowScan(trigger, cause: cause)
     }
 
     /// Fires a scan trigger the machine accepts by construction (each caller says why); a refusal all

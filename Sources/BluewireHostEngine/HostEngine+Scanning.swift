@@ -67,6 +67,7 @@ extension HostEngine {
             // Accepted: Scanning's self-transition, and a scan exists only in Scanning.
             fireScanExpected(.deviceFound)
             device.identityAddress = identity(ofAdvertiser: device.address)
+            peerFound(device)
             emit(.deviceFound(device))
         }
         scan = state
@@ -79,6 +80,7 @@ extension HostEngine {
             // Accepted: Scanning's self-transition, and a scan exists only in Scanning.
             fireScanExpected(.deviceFound)
             device.identityAddress = identity(ofAdvertiser: device.address)
+            peerFound(device)
             emit(.deviceFound(device))
         }
         scan = state

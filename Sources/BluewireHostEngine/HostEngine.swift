@@ -268,6 +268,11 @@ public struct HostEngine: Sendable {
         case .clearControllerLeftovers: clearControllerLeftovers(id)
         case .reset(let peer): resetPeer(id, peer)
         case .resetScan: resetScan(id)
+        #if !BLUEWIRE_NO_CENTRAL
+        case .watch(let peer): watchPeer(id, peer)
+        case .beginGATTPhase(let connection, let phase): beginApplicationPhase(id, connection, phase)
+        case .endGATTPhase(let connection, let failure): endApplicationPhase(id, connection, failure: failure)
+        #endif
         case .streamATT(let connection, let stream): streamATT(id, connection, stream)
         case .stopATTStream(let connection, let pdu): stopATTStream(id, connection, pdu)
         case .readPHY(let connection): readPHY(id, connection)

@@ -199,8 +199,10 @@ public enum HostEngineEvent: Hashable, Sendable {
     /// The controller reported a hardware error; every link and procedure has been failed.
     case hardwareError(UInt8)
     /// A peer's connection state machine moved (`HostEngine.state(of:)`); `cause` says what failed
-    /// for a transition to `Error`, nil otherwise. Emitted only for peers the engine connects to as
-    /// central, at connection-level moments and GATT procedure boundaries, never per packet.
+    /// for a transition to `Error`, nil otherwise. Emitted only for peers known to the engine as central
+    /// (connected to, reset or `.watch`ed), at connection-level moments, GATT procedure boundaries
+    /// (the engine's and the application's `.beginGATTPhase` / `.endGATTPhase`) and scan moments: a
+    /// known peer in Initial scans along, with one DeviceFound per scan report of it (HostEngine+WatchedPeers).
     case stateChanged(peer: BluetoothAddress, ConnectionTransition, cause: HostEngineError?)
     /// A trigger the engine fires by construction was refused all the same: the model and the link
     /// are out of step (a bug, reported rather than dropped).

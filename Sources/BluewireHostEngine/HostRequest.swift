@@ -112,6 +112,30 @@ public enum HostRequest: Hashable, Sendable {
     /// after a scan that failed to start or was failed by the controller; `.startScan` is refused
     /// until then. Fails with `.refused` in any other state.
     case resetScan
+    #if !BLUEWIRE_NO_CENTRAL
+    /// Make `peer` known before connecting to it: it gets its connection state machine now (as a first
+    /// `.connect` or `.reset` would make it), so `HostEngine.state(of:)` and `.stateChanged` follow it,
+    /// and while it is in Disconnected.Initial it takes part in every scan: StartScan (at once if a scan
+    /// runs), DeviceFound when the scan reports it, then the scan's StopScan, ScanCompleted or Failure
+    /// (Docs/Design.md, HostEngine+WatchedPeers). Completes with `.done`; nothing changes for a peer
+    /// known already. Central role only.
+    case watch(BluetoothAddress)
+    /// Put the link's peer machine in the phase of a GATT procedure the application runs itself with
+    /// `.attRequest`s (discovery by UUID, included services, descriptors, read by UUID, reliable writes:
+    /// Core Vol 3 Part G §4.4.2–§4.9.5): fires the phase's trigger and completes with `.done`, or fails
+    /// with `.refused(state:trigger:)` where the table refuses it (a read before any discovery, or while
+    /// another phase, the engine's or the application's, runs: one procedure at a time, as ATT has one
+    /// request outstanding per bearer, Part F §3.3.2); nothing changes then. An engine procedure that
+    /// reaches its turn while the phase is open is refused the same way (HostEngine+AppPhases).
+    case beginGATTPhase(connection: UInt16, ApplicationGATTPhase)
+    /// End the application's phase begun with `.beginGATTPhase` on this link: OperationCompleted when
+    /// `failure` is nil (the server answered, even with an Error Response), else Failure with `failure`
+    /// as the cause (the bearer cannot be used, Part F §3.3.3). Completes with `.done`, firing nothing
+    /// when the link ended the phase first (a transaction timeout, a Hardware Error); fails with
+    /// `.refused` when no phase of the application's is open on the link, `.unknownConnection` once the
+    /// link is gone (its Disconnect ended the phase).
+    case endGATTPhase(connection: UInt16, failure: HostEngineError?)
+    #endif
     /// Send sequence-numbered notifications or Write Commands on a link as fast as the controller's
     /// ACL buffers take them (`ATTStream`), until the limit, `.stopATTStream`, the central's
     /// unsubscription or the link's end. Completes with `.streamed` once the stream has ended and the
@@ -194,7 +218,7 @@ public enum GATTClientRequest: Hashable, Sendable {
     /// Refused with `.att(.notARequest(opcode))` when the opcode is not a request, and fails with
     /// `.att(.pduTooLong)` when the encoded PDU exceeds ATT_MTU once it is its turn; nothing is sent
     /// then. The engine neither checks nor moves the peer's connection state machine for it (the
-    /// application's procedure owns its phases), except that a transaction timeout fires Failure
+    /// application's procedure owns its phases: `HostRequest.beginGATTPhase`), except that a transaction timeout fires Failure
     /// (the bearer is unusable) as for every request. On an EATT bearer it goes on that bearer.
     case attRequest(ATTPDU)
     /// One ATT command PDU the application built (Write Command, Signed Write Command, Core Vol 3 Part F
