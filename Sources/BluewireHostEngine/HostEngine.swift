@@ -275,6 +275,7 @@ public struct HostEngine: Sendable {
         case .setDataLength(let connection, let txOctets, let txTime):
             setDataLength(id, connection, txOctets: txOctets, txTime: txTime)
         case .updateConnection(let connection, let parameters): updateConnection(id, connection, parameters)
+        case .command(let command, let timeout): rawCommand(id, command, timeout: timeout)
         }
         pumpProcedures()
     }
