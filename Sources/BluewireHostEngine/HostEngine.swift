@@ -266,6 +266,7 @@ public struct HostEngine: Sendable {
         case .confirmReply(let connection, let accepted): confirmReply(id, connection, accepted)
         case .keypress(let connection, let type): keypress(id, connection, type)
         case .clearControllerLeftovers: clearControllerLeftovers(id)
+        case .command(let command, let timeout): rawCommand(id, command, timeout: timeout)
         case .reset(let peer): resetPeer(id, peer)
         case .resetScan: resetScan(id)
         case .streamATT(let connection, let stream): streamATT(id, connection, stream)
@@ -275,7 +276,6 @@ public struct HostEngine: Sendable {
         case .setDataLength(let connection, let txOctets, let txTime):
             setDataLength(id, connection, txOctets: txOctets, txTime: txTime)
         case .updateConnection(let connection, let parameters): updateConnection(id, connection, parameters)
-        case .command(let command, let timeout): rawCommand(id, command, timeout: timeout)
         }
         pumpProcedures()
     }
