@@ -52,6 +52,10 @@ extension HostEngine {
                 connection: change.connectionHandle, maxTxOctets: change.maxTxOctets, maxTxTime: change.maxTxTime,
                 maxRxOctets: change.maxRxOctets, maxRxTime: change.maxRxTime))
         case .advertisingSetTerminated(let terminated):
+            emit(.advertisingSetTerminated(
+                handle: terminated.advertisingHandle, status: terminated.status,
+                connectionHandle: terminated.connectionHandle,
+                numCompletedEvents: terminated.numCompletedExtendedAdvertisingEvents))
             advertisingSetTerminated(status: terminated.status)
         case .longTermKeyRequest(let request):
             longTermKeyRequested(request)

@@ -9,6 +9,8 @@ import BluewireL2CAP
 struct ProcedureCommand: Hashable, Sendable {
     var command: HCICommand
     var optional: Bool
+    /// How long the controller may take to answer; nil: the configuration's `commandTimeout`.
+    var timeout: TimeSpan? = nil
 }
 
 /// What a procedure does when its last command is answered.
@@ -36,6 +38,8 @@ enum ProcedureKind: Hashable, Sendable {
     /// LE Connection Update for the application: accepted on Command Status, finished by LE Connection
     /// Update Complete (HostEngine+LinkParameters).
     case updateConnection(UInt16)
+    /// `.command`: the application's own HCI command; its answer completes the request (HostEngine+RawCommands).
+    case rawCommand
     case bestEffort
 }
 
@@ -76,7 +80,8 @@ extension HostEngine {
                 finish(head)
                 continue
             }
-            activeCommand = commandFlow.enqueue(head.commands[head.next].command)
+            let next = head.commands[head.next]
+            activeCommand = commandFlow.enqueue(next.command, timeout: next.timeout)
             sendCommands()
         }
         // The queue ran dry: a resolving list write waiting for an idle controller may go now.
@@ -100,6 +105,7 @@ extension HostEngine {
         }
         if case .readResolvingListSize = procedures[0].kind { resolvingListSizeAnswered(completion.result) }
         if case .readPHY = procedures[0].kind { return phyRead(procedures.removeFirst().id, completion.result) }
+        if case .rawCommand = procedures[0].kind { return rawCommandAnswered(procedures.removeFirst().id, completion.result) }
         let index = procedures[0].next
         let optional = procedures[0].commands[index].optional
         if case .failure(let error) = completion.result, !optional {
@@ -177,7 +183,7 @@ extension HostEngine {
         case .disconnect, .encrypt:
             // Disconnection Complete / Encryption Change finishes it.
             break
-        case .readResolvingListSize, .readPHY:
+        case .readResolvingListSize, .readPHY, .rawCommand:
             break
         case .writeResolvingList:
             resolvingListWritten()

@@ -266,6 +266,7 @@ public struct HostEngine: Sendable {
         case .confirmReply(let connection, let accepted): confirmReply(id, connection, accepted)
         case .keypress(let connection, let type): keypress(id, connection, type)
         case .clearControllerLeftovers: clearControllerLeftovers(id)
+        case .command(let command, let timeout): rawCommand(id, command, timeout: timeout)
         case .reset(let peer): resetPeer(id, peer)
         case .resetScan: resetScan(id)
         #if !BLUEWIRE_NO_CENTRAL

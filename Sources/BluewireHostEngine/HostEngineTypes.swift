@@ -168,6 +168,9 @@ public enum HostCompletion: Hashable, Sendable {
     case streamed(sent: Int, end: ATTStreamEnd)
     /// LE Read PHY: the link's PHYs each way (1 = LE 1M, 2 = LE 2M, 3 = LE Coded; Core Vol 4 Part E §7.8.47).
     case phy(tx: UInt8, rx: UInt8)
+    /// `.command`: the controller's answer with status 0x00, Command Complete with the command's return
+    /// parameters (the status first) or Command Status (Core Vol 4 Part E §7.7.14, §7.7.15).
+    case commandResponse(CommandResponse)
     /// `.updateConnection`: the link's connection parameters now (LE Connection Update Complete, Core Vol 4
     /// Part E §7.7.65.3).
     case connectionParameters(HostConnectionParameters)
@@ -184,6 +187,15 @@ public enum HostEngineEvent: Hashable, Sendable {
     case scanStopped
     case advertisingStarted
     case advertisingStopped
+    /// LE Advertising Set Terminated (Core Vol 4 Part E §7.7.65.18): the controller stopped advertising
+    /// set `handle`. Status 0x00 when a connection was created (`connectionHandle` is that link),
+    /// Advertising Timeout 0x3C when the set's duration ran out, Limit Reached 0x43 when its maximum
+    /// number of extended advertising events was reached (Vol 1 Part F); `numCompletedEvents` is how
+    /// many extended advertising events the controller reports the set completed (meaningful when
+    /// LE Set Extended Advertising Enable gave a maximum, §7.8.56). Reported as it comes; the engine's
+    /// own handling (`.advertisingStopped` after it when the set it enabled ended with an error) is
+    /// unchanged.
+    case advertisingSetTerminated(handle: UInt8, status: HCIStatus, connectionHandle: UInt16, numCompletedEvents: UInt8)
     /// A link came up (either role).
     case connected(HostConnection)
     /// A link went down with this reason (Core Vol 4 Part E §7.7.5).

@@ -84,6 +84,9 @@ public struct L2CAPReassembler: Sendable {
     /// Whether a PDU is partly received on `handle`.
     public func isReassembling(handle: UInt16) -> Bool { partials[handle] != nil }
 
+    /// How many handles have a PDU partly received (a diagnostic: a link's end must leave none).
+    public var partialPDUCount: Int { partials.count }
+
     /// Forgets any partial PDU on a handle that has disconnected.
     public mutating func disconnected(handle: UInt16) {
         partials[handle] = nil
