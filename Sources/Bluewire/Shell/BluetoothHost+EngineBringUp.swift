@@ -67,6 +67,8 @@ extension BluetoothHost {
         switch tap {
         case .event(let event): engineEvent(event)
         case .finished:
+            let failure = engineHost?.assumeIsolated { $0.transportFailure }
+            commandCancellationCause = failure.map { .transport($0) } ?? .notRunning
             if phase != .closed {
                 phase = .closed
                 log.transport.notice("transport ended")

@@ -3,9 +3,16 @@ import BluewireHCI
 import BluewireHostEngine
 
 extension BluetoothHost {
-    /// An HCI command on the engine backend. Not moved yet: it is cancelled at once rather than
-    /// queued on the legacy command flow, which no transport drains on this backend.
+    /// An HCI command on the engine backend (`send(_:timeout:)`): the engine's `.command`, queued
+    /// behind the controller procedures already asked for, under the controller's command credits and
+    /// `timeout` (the configuration's when nil). A refusal because the engine is not running (closed,
+    /// or bringing the controller up again after a Hardware Error) is a cancellation, which `send`
+    /// reports with its cause, as on the legacy backend.
     func engineCommand(_ engineHost: EngineHost, _ command: HCICommand, timeout: TimeSpan?) async -> Result<CommandResponse, CommandError> {
-        .failure(.cancelled(command.opcode))
+        switch await engineHost.perform(.command(command, timeout: timeout)) {
+        case .success(.commandResponse(let response)): return .success(response)
+        case .failure(.command(let error)): return .failure(error)
+        case .success, .failure: return .failure(.cancelled(command.opcode))
+        }
     }
 }

@@ -27,6 +27,8 @@ extension BluetoothHost {
             publishShell(.mtuChanged(handle: handle, mtu: mtu))
         case .server(let serverEvent):
             publishShell(.server(serverEvent))
+        case .advertisingSetTerminated(let handle, let status, let connectionHandle, _):
+            publishShell(.advertisingSetTerminated(handle: handle, status: status, connectionHandle: connectionHandle))
         case .hardwareError(let code):
             engineHardwareError(code: code)
         default:
@@ -43,6 +45,7 @@ extension BluetoothHost {
     /// same address before it reports the error, and closes if the controller does not come back.
     func engineHardwareError(code: UInt8) {
         log.hci.error("hardware error 0x\(hex(code, width: 2)); resetting the controller")
+        commandCancellationCause = .hardwareError(code: code)
         guard phase == .running, let engineHost, !shell.recovering else { return }
         shell.recovering = true
         phase = .starting

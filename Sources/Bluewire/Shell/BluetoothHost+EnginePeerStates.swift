@@ -34,6 +34,8 @@ extension BluetoothHost {
         let id = nextObserverID
         nextObserverID += 1
         shell.peerObservers[address, default: [:]][id] = continuation
+        // Registered first, so the StartScan of a peer that becomes known while a scan runs is reported.
+        _ = engineHost?.assumeIsolated { $0.performNow(.watch(address)) }
         continuation.onTermination = { _ in Task { await self.endEnginePeerObserver(address, id) } }
         return stream
     }
