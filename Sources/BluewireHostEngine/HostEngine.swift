@@ -283,9 +283,12 @@ public struct HostEngine: Sendable {
     public mutating func setDatabase(_ database: GATTDatabase) {
         server = GATTServer(
             database: database, configuration: GATTServerConfiguration(serverMTU: Int(configuration.preferredMTU)))
-        for (handle, link) in links {
+        // By index: `for (handle, link) in links` would copy every link, with all it holds.
+        for index in links.indices {
+            let handle = links.keys[index]
+            let mtu = links.values[index].bearer.mtu
             server.connect(handle)
-            if link.bearer.mtu != ATTBearer.defaultMTU { server.setMTU(link.bearer.mtu, for: handle) }
+            if mtu != ATTBearer.defaultMTU { server.setMTU(mtu, for: handle) }
         }
     }
 
