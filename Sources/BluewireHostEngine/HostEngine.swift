@@ -62,7 +62,7 @@ public struct HostEngine: Sendable {
     var aclCredits = ACLCreditManager(totalBuffers: 0)
     var fragmenter = L2CAPFragmenter(bufferSize: 27)
     var reassembler = L2CAPReassembler()
-    var links: LinearMap<UInt16, EngineLink> = [:]
+    var links: LinearMap<UInt16, EngineLink> = LinearMap()
     /// Sequence-numbered notifications and Write Commands sent as ACL buffers allow (HostEngine+ATTStreams).
     var attStreams: [ATTStreamState] = []
     #if !BLUEWIRE_NO_CHANNELS
@@ -80,7 +80,7 @@ public struct HostEngine: Sendable {
     var advertising = AdvertisingState()
     var pendingConnection: PendingConnection?
     /// The connection state machine of every peer connected to as central (HostEngine+PeerStates).
-    var peerMachines: LinearMap<BluetoothAddress, PeerMachine> = [:]
+    var peerMachines: LinearMap<BluetoothAddress, PeerMachine> = LinearMap()
 
     // Security Manager and bonds (HostEngine+Security).
     var security = EngineSecurity()
