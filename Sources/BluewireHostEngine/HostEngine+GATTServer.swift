@@ -98,7 +98,7 @@ extension HostEngine {
 
     /// Handle Value Indication (§3.4.7.2) to one central; completes on its confirmation.
     mutating func indicate(_ id: HostRequestID, _ valueHandle: UInt16, _ value: [UInt8], _ connection: UInt16) {
-        guard links[connection] != nil else { return complete(id, .failure(.unknownConnection(connection))) }
+        guard links.index(forKey: connection) != nil else { return complete(id, .failure(.unknownConnection(connection))) }
         let pdus: [GATTOutboundPDU]
         do throws(GATTServerError) {
             pdus = try server.indicate(handle: valueHandle, value: value, to: connection)
