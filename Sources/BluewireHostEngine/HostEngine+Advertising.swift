@@ -68,7 +68,9 @@ extension HostEngine {
     /// A connectable advertisement pauses while a central is connected unless asked otherwise.
     func advertisingAllowed(_ advertisement: HostAdvertisement) -> Bool {
         guard advertisement.isConnectable else { return true }
-        let centrals = links.values.filter { $0.role == .peripheral }.count
+        // Counted by index: `filter` would copy every link, with all it holds, into a new array.
+        var centrals = 0
+        for index in links.indices where links.values[index].role == .peripheral { centrals += 1 }
         if let maximum = advertisement.maximumConnections, centrals >= maximum { return false }
         return centrals == 0 || advertisement.advertisesWhileConnected
     }

@@ -77,7 +77,7 @@ extension HostEngine {
     // MARK: disconnecting
 
     mutating func disconnect(_ id: HostRequestID, _ handle: UInt16, _ reason: HCIStatus) {
-        guard links[handle] != nil else { return complete(id, .failure(.unknownConnection(handle))) }
+        guard links.index(forKey: handle) != nil else { return complete(id, .failure(.unknownConnection(handle))) }
         links[handle]?.disconnectRequests.append(id)
         enqueue(id, .disconnect(handle), [.disconnect(Disconnect(connectionHandle: handle, reason: reason))])
     }

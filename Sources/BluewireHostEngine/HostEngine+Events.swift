@@ -47,7 +47,7 @@ extension HostEngine {
         case .connectionUpdateComplete(let update):
             connectionUpdateCompleted(update)
         case .dataLengthChange(let change):
-            guard links[change.connectionHandle] != nil else { return }
+            guard links.index(forKey: change.connectionHandle) != nil else { return }
             emit(.dataLengthChanged(
                 connection: change.connectionHandle, maxTxOctets: change.maxTxOctets, maxTxTime: change.maxTxTime,
                 maxRxOctets: change.maxRxOctets, maxRxTime: change.maxRxTime))
@@ -60,7 +60,7 @@ extension HostEngine {
         case .longTermKeyRequest(let request):
             longTermKeyRequested(request)
         case .phyUpdateComplete(let update):
-            guard update.status.isSuccess, links[update.connectionHandle] != nil else { return }
+            guard update.status.isSuccess, links.index(forKey: update.connectionHandle) != nil else { return }
             emit(.phyUpdated(connection: update.connectionHandle, tx: update.txPHY, rx: update.rxPHY))
         case .directedAdvertisingReport, .readRemoteFeaturesComplete,
              .channelSelectionAlgorithm, .unknown:

@@ -98,7 +98,7 @@ extension HostEngine {
 
     /// Handle Value Indication (§3.4.7.2) to one central; completes on its confirmation.
     mutating func indicate(_ id: HostRequestID, _ valueHandle: UInt16, _ value: [UInt8], _ connection: UInt16) {
-        guard links[connection] != nil else { return complete(id, .failure(.unknownConnection(connection))) }
+        guard links.index(forKey: connection) != nil else { return complete(id, .failure(.unknownConnection(connection))) }
         let pdus: [GATTOutboundPDU]
         do throws(GATTServerError) {
             pdus = try server.indicate(handle: valueHandle, value: value, to: connection)
@@ -124,10 +124,13 @@ extension HostEngine {
         do throws(ATTBearerError) {
             guard let indication = try links[pdu.connection]?.bearer.indicate(
                 handle: attribute, value: pdu.bytes.dropFirst(3), now: now) else { return }
-            if let request { links[pdu.connection]?.indicationRequests.append((indication, request)) }
-            else if let index = links[pdu.connection]?.indicationRequests.firstIndex(where: { $0.0.rawValue == 0 }) {
-                // A queued request's indication goes out now.
-                links[pdu.connection]?.indicationRequests[index].0 = indication
+            // By index: `links[handle]?.indicationRequests` reads a copy of the whole link.
+            if let link = links.index(forKey: pdu.connection) {
+                if let request { links.values[link].indicationRequests.append((indication, request)) }
+                else if let index = links.values[link].indicationRequests.firstIndex(where: { $0.0.rawValue == 0 }) {
+                    // A queued request's indication goes out now.
+                    links.values[link].indicationRequests[index].0 = indication
+                }
             }
         } catch {
             if let request { complete(request, .failure(.att(error))) }
@@ -143,8 +146,10 @@ extension HostEngine {
     }
 
     mutating func indicationFinished(_ id: ATTIndicationID, _ result: Result<HostCompletion, HostEngineError>, handle: UInt16) {
-        guard let index = links[handle]?.indicationRequests.firstIndex(where: { $0.0 == id }),
-              let request = links[handle]?.indicationRequests.remove(at: index).1 else { return }
+        // By index: `links[handle]?.indicationRequests` reads a copy of the whole link.
+        guard let link = links.index(forKey: handle),
+              let index = links.values[link].indicationRequests.firstIndex(where: { $0.0 == id }) else { return }
+        let request = links.values[link].indicationRequests.remove(at: index).1
         complete(request, result)
     }
 }

@@ -12,7 +12,7 @@ extension HostEngine {
         if let error = LinkParameterError.checkDataLength(txOctets: txOctets, txTime: txTime) {
             return complete(id, .failure(.linkParameters(error)))
         }
-        guard links[connection] != nil else { return complete(id, .failure(.unknownConnection(connection))) }
+        guard links.index(forKey: connection) != nil else { return complete(id, .failure(.unknownConnection(connection))) }
         let command = LESetDataLength(connectionHandle: connection, txOctets: txOctets, txTime: txTime)
         enqueue(id, .setDataLength(connection), [.leSetDataLength(command)])
     }
@@ -24,7 +24,7 @@ extension HostEngine {
         if let error = LinkParameterError.checkConnectionUpdate(parameters) {
             return complete(id, .failure(.linkParameters(error)))
         }
-        guard links[connection] != nil else { return complete(id, .failure(.unknownConnection(connection))) }
+        guard links.index(forKey: connection) != nil else { return complete(id, .failure(.unknownConnection(connection))) }
         let command = LEConnectionUpdate(connectionHandle: connection, connection: parameters)
         enqueue(id, .updateConnection(connection), [.leConnectionUpdate(command)])
     }
@@ -34,7 +34,7 @@ extension HostEngine {
     /// engine made for the peer and completed before ours was sent does not finish ours.
     mutating func connectionUpdateAccepted(_ id: HostRequestID?, handle: UInt16) {
         guard let id else { return }
-        guard links[handle] != nil else { return complete(id, .failure(.unknownConnection(handle))) }
+        guard links.index(forKey: handle) != nil else { return complete(id, .failure(.unknownConnection(handle))) }
         links[handle]?.connectionUpdateRequests.append(id)
     }
 

@@ -33,7 +33,7 @@ extension HostEngine {
     /// is answered with Pairing Failed (0x05), reason Pairing Not Supported (0x05), as §3.5.5 and
     /// §3.6.7 have a device that does not pair do; anything else is dropped, as no pairing starts.
     mutating func receiveSMP(handle: UInt16, payload: ArraySlice<UInt8>) {
-        guard links[handle] != nil, let code = payload.first, code == 0x01 || code == 0x0B else { return }
+        guard links.index(forKey: handle) != nil, let code = payload.first, code == 0x01 || code == 0x0B else { return }
         sendL2CAP(handle: handle, channel: .smp, payload: [0x05, 0x05])
     }
 

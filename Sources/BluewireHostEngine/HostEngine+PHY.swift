@@ -4,7 +4,7 @@ import BluewireHCI
 extension HostEngine {
     /// `.readPHY`: LE Read PHY (Core Vol 4 Part E §7.8.47) in the procedure queue.
     mutating func readPHY(_ id: HostRequestID, _ connection: UInt16) {
-        guard links[connection] != nil else { return complete(id, .failure(.unknownConnection(connection))) }
+        guard links.index(forKey: connection) != nil else { return complete(id, .failure(.unknownConnection(connection))) }
         enqueue(id, .readPHY, [.leReadPHY(ConnectionHandleParameter(connectionHandle: connection))])
     }
 
@@ -27,7 +27,7 @@ extension HostEngine {
     /// `.setPHY`: LE Set PHY (§7.8.49) with both directions given (All_PHYs 0); done on its Command
     /// Status. LE PHY Update Complete, if the link layer changes anything, comes as `.phyUpdated`.
     mutating func setPHY(_ id: HostRequestID, _ connection: UInt16, tx: LEPHYSet, rx: LEPHYSet) {
-        guard links[connection] != nil else { return complete(id, .failure(.unknownConnection(connection))) }
+        guard links.index(forKey: connection) != nil else { return complete(id, .failure(.unknownConnection(connection))) }
         enqueue(id, .bestEffort, [.leSetPHY(LESetPHY(connectionHandle: connection, txPHYs: tx, rxPHYs: rx))])
     }
 }

@@ -77,13 +77,29 @@ extension HostEngine {
     /// the controller failed (Hardware Error) or the transport ended. A peer in Disconnected.Initial
     /// has nothing to fail and stays there; one already in `Error` keeps its first cause.
     mutating func failEveryPeer(cause: HostEngineError) {
-        for (peer, record) in peerMachines.sorted(by: { $0.key.value < $1.key.value }) {
-            switch record.machine.state {
+        // The peers to fail, chosen by their states now, then failed in ascending address order.
+        // Addresses only, sorted by insertion (a handful of peers): the stdlib's sort of the map's
+        // (address, machine) pairs copied every machine and linked its merge sort into firmware.
+        var peers: [BluetoothAddress] = []
+        for index in peerMachines.indices {
+            switch peerMachines.values[index].machine.state {
             case .disconnected(.initial), .error: continue
             // Accepted: Failure is taken by both superstates, i.e. in every state but Error.
-            default: fireExpected(.failure, peer: peer, cause: cause)
+            default: peers.append(peerMachines.keys[index])
             }
         }
+        var i = 1
+        while i < peers.count {
+            let peer = peers[i]
+            var j = i
+            while j > 0, peer.value < peers[j - 1].value {
+                peers[j] = peers[j - 1]
+                j -= 1
+            }
+            peers[j] = peer
+            i += 1
+        }
+        for peer in peers { fireExpected(.failure, peer: peer, cause: cause) }
     }
 
     /// The transport to the controller ended (the HCI socket or UART closed or failed): every peer

@@ -160,7 +160,7 @@ extension HostEngine {
     /// Acts on what the session decided.
     mutating func run(_ actions: [SMPAction], handle: UInt16) {
         for action in actions {
-            guard links[handle] != nil else { return }
+            guard links.index(forKey: handle) != nil else { return }
             switch action {
             case .send(let pdu):
                 sendL2CAP(handle: handle, channel: .smp, payload: pdu.encoded())

@@ -62,7 +62,7 @@ public struct HostEngine: Sendable {
     var aclCredits = ACLCreditManager(totalBuffers: 0)
     var fragmenter = L2CAPFragmenter(bufferSize: 27)
     var reassembler = L2CAPReassembler()
-    var links: LinearMap<UInt16, EngineLink> = [:]
+    var links: LinearMap<UInt16, EngineLink> = LinearMap()
     /// Sequence-numbered notifications and Write Commands sent as ACL buffers allow (HostEngine+ATTStreams).
     var attStreams: [ATTStreamState] = []
     #if !BLUEWIRE_NO_CHANNELS
@@ -80,7 +80,7 @@ public struct HostEngine: Sendable {
     var advertising = AdvertisingState()
     var pendingConnection: PendingConnection?
     /// The connection state machine of every peer connected to as central (HostEngine+PeerStates).
-    var peerMachines: LinearMap<BluetoothAddress, PeerMachine> = [:]
+    var peerMachines: LinearMap<BluetoothAddress, PeerMachine> = LinearMap()
 
     // Security Manager and bonds (HostEngine+Security).
     var security = EngineSecurity()
@@ -289,9 +289,12 @@ public struct HostEngine: Sendable {
     public mutating func setDatabase(_ database: GATTDatabase) {
         server = GATTServer(
             database: database, configuration: GATTServerConfiguration(serverMTU: Int(configuration.preferredMTU)))
-        for (handle, link) in links {
+        // By index: `for (handle, link) in links` would copy every link, with all it holds.
+        for index in links.indices {
+            let handle = links.keys[index]
+            let mtu = links.values[index].bearer.mtu
             server.connect(handle)
-            if link.bearer.mtu != ATTBearer.defaultMTU { server.setMTU(link.bearer.mtu, for: handle) }
+            if mtu != ATTBearer.defaultMTU { server.setMTU(mtu, for: handle) }
         }
     }
 

@@ -26,7 +26,7 @@ public struct ACLCreditManager: Sendable {
     /// Buffers the controller reported.
     public private(set) var totalBuffers: Int
     /// Packets sent and not yet reported completed, per handle.
-    public private(set) var inFlight: LinearMap<UInt16, Int> = [:]
+    public private(set) var inFlight: LinearMap<UInt16, Int> = LinearMap()
 
     var inFlightTotal = 0
     /// Handles in the order they get turns; the next turn starts at `cursor`.

@@ -75,7 +75,7 @@ public struct L2CAPReassembler: Sendable {
         case discarding(remaining: Int)
     }
 
-    @usableFromInline var partials: LinearMap<UInt16, Partial> = [:]
+    @usableFromInline var partials: LinearMap<UInt16, Partial> = LinearMap()
 
     public init(maximumPDUSize: Int = 65_535 + L2CAPBasicHeader.size) {
         self.maximumPDUSize = Swift.min(Swift.max(maximumPDUSize, L2CAPBasicHeader.size), 65_535 + L2CAPBasicHeader.size)

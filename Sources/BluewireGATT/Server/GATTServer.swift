@@ -22,7 +22,7 @@ public struct GATTServer: Sendable {
     /// cached values); changing its structure should be followed by a Service Changed indication.
     public var database: GATTDatabase
     public let configuration: GATTServerConfiguration
-    var connections: LinearMap<UInt16, GATTServerConnection> = [:]
+    var connections: LinearMap<UInt16, GATTServerConnection> = LinearMap()
     var events: [GATTServerEvent] = []
     /// Events lost because nobody called `takeEvents()` in time.
     public private(set) var droppedEventCount = 0
@@ -38,7 +38,7 @@ public struct GATTServer: Sendable {
     /// (descriptor handle → value), which Part G §3.3.3.3 requires to persist across connections.
     public mutating func connect(
         _ connection: UInt16, securityLevel: GATTSecurityLevel = .none,
-        clientConfigurations: LinearMap<UInt16, UInt16> = [:]
+        clientConfigurations: LinearMap<UInt16, UInt16> = LinearMap()
     ) {
         var state = GATTServerConnection(securityLevel: securityLevel)
         for (handle, value) in clientConfigurations where database.characteristic(clientConfigurationHandle: handle) != nil {
@@ -71,7 +71,7 @@ public struct GATTServer: Sendable {
     }
 
     public func clientConfigurations(for connection: UInt16) -> LinearMap<UInt16, UInt16> {
-        connections[connection]?.clientConfigurations ?? [:]
+        connections[connection]?.clientConfigurations ?? LinearMap()
     }
 
     /// The client's configuration of the characteristic whose value is at `valueHandle` (0 if none).

@@ -9,7 +9,7 @@ struct GATTServerConnection: Sendable {
     var securityLevel: GATTSecurityLevel
     /// Client Characteristic Configuration values by descriptor handle: per client, as Part G §3.3.3.3
     /// requires.
-    var clientConfigurations: LinearMap<UInt16, UInt16> = [:]
+    var clientConfigurations: LinearMap<UInt16, UInt16> = LinearMap()
     /// What this client wrote to Client Supported Features (Part G §7.2: per client; bits once set stay set).
     var clientSupportedFeatures: [UInt8] = []
     /// The prepare queue (Part F §3.4.6).
