@@ -38,6 +38,9 @@ extension BluetoothHost {
         duration: TimeSpan? = nil,
         onTransition: (@Sendable (ConnectionTransition) -> Void)? = nil
     ) -> ScanResults {
+        if let engineHost {
+            return engineScan(engineHost, filter: filter, parameters: parameters, duration: duration, onTransition: onTransition)
+        }
         guard phase == .running, let controller else { return ScanResults(registration: .failed(.notRunning)) }
         guard scanSession == nil else { return ScanResults(registration: .failed(.scanAlreadyRunning)) }
         // Refused in Error: a failed scan is left only by `resetScan()`.
@@ -76,11 +79,15 @@ extension BluetoothHost {
 
     /// The scan path's state: Disconnected.Scanning while a scan runs, Error after a failed scan
     /// (until `resetScan()`), else Disconnected.Initial.
-    public var scanState: ConnectionState { scanMachine.state }
+    public var scanState: ConnectionState {
+        if let engineHost { return engineHost.assumeIsolated { $0.engine.scanState } }
+        return scanMachine.state
+    }
 
     /// Leaves the Error a failed scan left (the design's `Reset`, Error → Disconnected.Initial).
     /// - Throws: `.refused` naming the state and `Reset` when the scan path is not in Error.
     public func resetScan() throws(HostError) {
+        if let engineHost { return try engineResetScan(engineHost) }
         do throws(ConnectionTriggerRefused) {
             try scanMachine.fire(.reset)
         } catch {
@@ -90,6 +97,7 @@ extension BluetoothHost {
 
     /// Stops the running scan (if any); its sequence finishes normally.
     public func stopScan() async {
+        if engineHost != nil { return await engineStopScan() }
         guard let session = scanSession else { return }
         await stopScan(id: session.id)
     }

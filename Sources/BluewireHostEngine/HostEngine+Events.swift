@@ -75,6 +75,7 @@ extension HostEngine {
         failEveryPeer(cause: .hardwareError(code))
         activeCommand = nil
         _ = commandFlow.cancelAll()
+        cancelRawCommands()
         failScan(cause: .hardwareError(code))
         let cancelled = procedures
         procedures.removeAll()

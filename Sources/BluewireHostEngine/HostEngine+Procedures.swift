@@ -9,8 +9,6 @@ import BluewireL2CAP
 struct ProcedureCommand: Hashable, Sendable {
     var command: HCICommand
     var optional: Bool
-    /// How long the controller may take to answer; nil: the configuration's `commandTimeout`.
-    var timeout: TimeSpan? = nil
 }
 
 /// What a procedure does when its last command is answered.
@@ -38,8 +36,6 @@ enum ProcedureKind: Hashable, Sendable {
     /// LE Connection Update for the application: accepted on Command Status, finished by LE Connection
     /// Update Complete (HostEngine+LinkParameters).
     case updateConnection(UInt16)
-    /// `.command`: the application's own HCI command; its answer completes the request (HostEngine+RawCommands).
-    case rawCommand
     case bestEffort
 }
 
@@ -81,7 +77,7 @@ extension HostEngine {
                 continue
             }
             let next = head.commands[head.next]
-            activeCommand = commandFlow.enqueue(next.command, timeout: next.timeout)
+            activeCommand = commandFlow.enqueue(next.command)
             sendCommands()
         }
         // The queue ran dry: a resolving list write waiting for an idle controller may go now.
@@ -95,6 +91,9 @@ extension HostEngine {
 
     /// A Command Complete or Command Status, or a timeout, for a command the engine sent.
     mutating func commandCompleted(_ completion: CommandCompletion) {
+        if !rawCommands.isEmpty, let index = rawCommands.firstIndex(where: { $0.command == completion.id }) {
+            return rawCommandAnswered(rawCommands.remove(at: index).request, completion.result)
+        }
         guard completion.id == activeCommand, !procedures.isEmpty else { return }
         activeCommand = nil
         // Pattern match, not `==`: the derived equality compares every HCI command an advertising
@@ -105,7 +104,6 @@ extension HostEngine {
         }
         if case .readResolvingListSize = procedures[0].kind { resolvingListSizeAnswered(completion.result) }
         if case .readPHY = procedures[0].kind { return phyRead(procedures.removeFirst().id, completion.result) }
-        if case .rawCommand = procedures[0].kind { return rawCommandAnswered(procedures.removeFirst().id, completion.result) }
         let index = procedures[0].next
         let optional = procedures[0].commands[index].optional
         if case .failure(let error) = completion.result, !optional {
@@ -183,7 +181,7 @@ extension HostEngine {
         case .disconnect, .encrypt:
             // Disconnection Complete / Encryption Change finishes it.
             break
-        case .readResolvingListSize, .readPHY, .rawCommand:
+        case .readResolvingListSize, .readPHY:
             break
         case .writeResolvingList:
             resolvingListWritten()

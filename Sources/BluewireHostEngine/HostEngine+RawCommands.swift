@@ -2,22 +2,34 @@ import BluewireCore
 import BluewireHCI
 
 extension HostEngine {
-    /// `.command`: the application's HCI command as a one-command procedure, so that it waits for the
-    /// engine's earlier procedures and for a command credit (Core Vol 4 Part E §4.4) like every other.
+    /// `.command`: the application's HCI command, handed straight to the command flow. It goes out as
+    /// soon as the controller grants a command credit (Num_HCI_Command_Packets, Core Vol 4 Part E
+    /// §4.4), beside the engine's own procedures rather than behind them, as `BluetoothHost.send`
+    /// does: a command the controller never answers (a vendor opcode bumble ignores) holds up nothing
+    /// but itself until its timeout. Order relative to the engine's procedures is therefore not kept;
+    /// an application that needs it waits for the procedure's completion first.
     mutating func rawCommand(_ id: HostRequestID, _ command: HCICommand, timeout: TimeSpan?) {
         guard phase == .running else { return complete(id, .failure(.notRunning)) }
-        enqueue(ControllerProcedure(
-            id: id, kind: .rawCommand, commands: [ProcedureCommand(command: command, optional: false, timeout: timeout)]))
+        rawCommands.append((command: commandFlow.enqueue(command, timeout: timeout), opcode: command.opcode, request: id))
+        sendCommands()
     }
 
     /// Its Command Complete or Command Status (`CommandFlow` has made a non-zero status a failure),
     /// or its timeout. Not inlined: `commandCompleted` is inlined into both `handle(_:)` and
-    /// `advanceTime`, and this once, out of line, is about 0.6 KB less of the firmware's flash.
+    /// `advanceTime`, and this once, out of line, is less of the firmware's flash.
     @inline(never)
     mutating func rawCommandAnswered(_ id: HostRequestID?, _ result: Result<CommandResponse, CommandError>) {
         switch result {
         case .success(let response): complete(id, .success(.commandResponse(response)))
         case .failure(let error): complete(id, .failure(.command(error)))
         }
+    }
+
+    /// A Hardware Error cancelled every command: the application's fail with `.cancelled`.
+    @inline(never)
+    mutating func cancelRawCommands() {
+        let cancelled = rawCommands
+        rawCommands.removeAll()
+        for raw in cancelled { complete(raw.request, .failure(.command(.cancelled(raw.opcode)))) }
     }
 }

@@ -57,6 +57,8 @@ public struct HostEngine: Sendable {
     var bringUp: ControllerBringUp?
     var procedures: [ControllerProcedure] = []
     var activeCommand: CommandID?
+    /// The application's own commands (`.command`) waiting for their answer (HostEngine+RawCommands).
+    var rawCommands: [(command: CommandID, opcode: HCIOpcode, request: HostRequestID?)] = []
 
     // Data path (HostEngine+ACL).
     var aclCredits = ACLCreditManager(totalBuffers: 0)

@@ -105,9 +105,10 @@ public enum HostRequest: Hashable, Sendable {
     /// ignored). Reset does this on a conforming controller (Core Vol 4 Part E §7.3.2); bumble's
     /// does not, so a program run after a killed or timed-out one would get Command Disallowed.
     case clearControllerLeftovers
-    /// One HCI command the application built (any opcode, vendor ones in OGF 0x3F included), queued
-    /// behind the engine's own controller procedures and sent when the controller has a command credit
-    /// (Num_HCI_Command_Packets, Core Vol 4 Part E §4.4). Completes with `.commandResponse`, the
+    /// One HCI command the application built (any opcode, vendor ones in OGF 0x3F included), sent
+    /// when the controller has a command credit (Num_HCI_Command_Packets, Core Vol 4 Part E §4.4),
+    /// beside the engine's own controller procedures rather than behind them (an unanswered one holds
+    /// up only itself). Completes with `.commandResponse`, the
     /// controller's Command Complete (§7.7.14, with its return parameters) or Command Status (§7.7.15).
     /// A non-zero status fails it with `.command(.failed(opcode, status))` (Unknown HCI Command 0x01
     /// for an opcode the controller does not know, Vol 1 Part F §1.3); no answer within `timeout` (nil:

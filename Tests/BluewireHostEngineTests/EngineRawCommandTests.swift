@@ -102,13 +102,15 @@ struct EngineRawCommandTests {
         #expect(driver.takeWritten().compactMap(ControllerBytes.opcode) == [.readLocalVersionInformation])
     }
 
-    @Test("a command runs after the controller procedures asked for before it, in order")
-    func queuedBehindProcedures() throws {
+    @Test("a command goes out at the next command credit, beside a procedure under way rather than behind it (as BluetoothHost.send)")
+    func besideProcedures() throws {
         var driver = try Self.running()
         let advertise = driver.perform(.startAdvertising(.named("engine")))
         let read = driver.perform(.command(.readBDADDR))
+        // One credit: the procedure's first command has it; Read BD_ADDR takes the next one, before
+        // the procedure's second command (which waits for its first to be answered).
         #expect(driver.answerCommands() == [
-            .leSetAdvertisingParameters, .leSetAdvertisingData, .leSetScanResponseData, .leSetAdvertisingEnable, .readBDADDR,
+            .leSetAdvertisingParameters, .readBDADDR, .leSetAdvertisingData, .leSetScanResponseData, .leSetAdvertisingEnable,
         ])
         #expect(driver.result(advertise) == .success(.done))
         guard case .success(.commandResponse(.complete(let complete)))? = driver.result(read) else {

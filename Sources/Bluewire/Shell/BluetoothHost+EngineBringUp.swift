@@ -49,6 +49,7 @@ extension BluetoothHost {
     func engineClose(_ engineHost: EngineHost) async {
         guard phase != .closed else { return }
         phase = .closed
+        commandCancellationCause = .notRunning
         await engineHost.close()
         finishShellObservers()
     }
@@ -78,6 +79,10 @@ extension BluetoothHost {
     }
 
     func finishShellObservers() {
+        // A scan still running ends as on the legacy backend: with the transport's error, or
+        // `.notRunning` when the application closed the host.
+        finishShellScan(error: commandCancellationCause ?? .notRunning, keepingObserver: false)
+        shell.endedScanObserver = nil
         // Links end with the host, as on the legacy backend: what waits for their end gets
         // Connection Terminated By Local Host.
         for handle in shell.links.keys.sorted() { _ = engineLinkDown(handle: handle, reason: .connectionTerminatedByLocalHost) }

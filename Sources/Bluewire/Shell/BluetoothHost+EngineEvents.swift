@@ -29,6 +29,10 @@ extension BluetoothHost {
             publishShell(.server(serverEvent))
         case .advertisingSetTerminated(let handle, let status, let connectionHandle, _):
             publishShell(.advertisingSetTerminated(handle: handle, status: status, connectionHandle: connectionHandle))
+        case .deviceFound(let device):
+            engineDeviceFound(device)
+        case .scanStateChanged(let transition, let cause):
+            engineScanTransition(transition, cause: cause)
         case .hardwareError(let code):
             engineHardwareError(code: code)
         default:

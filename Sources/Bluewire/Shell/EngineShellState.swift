@@ -22,6 +22,10 @@ struct EngineShellState {
     var peerObservers: [BluetoothAddress: [UInt64: AsyncStream<PeerTransition>.Continuation]] = [:]
     /// The peer `connect(to:)` is connecting to, while it waits.
     var connectingPeer: BluetoothAddress?
+    /// The running scan.
+    var scan: ShellScan?
+    /// The `onTransition` of a scan the application stopped, until its machine leaves Scanning.
+    var endedScanObserver: (@Sendable (ConnectionTransition) -> Void)?
     /// True from a Hardware Error until the controller is up again.
     var recovering = false
 
