@@ -91,9 +91,7 @@ extension HostEngine {
 
     /// A Command Complete or Command Status, or a timeout, for a command the engine sent.
     mutating func commandCompleted(_ completion: CommandCompletion) {
-        if !rawCommands.isEmpty, let index = rawCommands.firstIndex(where: { $0.command == completion.id }) {
-            return rawCommandAnswered(rawCommands.remove(at: index).request, completion.result)
-        }
+        if !rawCommands.isEmpty, rawCommandAnswered(completion) { return }
         guard completion.id == activeCommand, !procedures.isEmpty else { return }
         activeCommand = nil
         // Pattern match, not `==`: the derived equality compares every HCI command an advertising

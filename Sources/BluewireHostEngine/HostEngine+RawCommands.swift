@@ -14,15 +14,22 @@ extension HostEngine {
         sendCommands()
     }
 
-    /// Its Command Complete or Command Status (`CommandFlow` has made a non-zero status a failure),
-    /// or its timeout. Not inlined: `commandCompleted` is inlined into both `handle(_:)` and
-    /// `advanceTime`, and this once, out of line, is less of the firmware's flash.
+    /// Completes the application's command `completion` answers (its Command Complete or Command
+    /// Status, `CommandFlow` having made a non-zero status a failure, or its timeout); false when
+    /// the completion is for an engine procedure's command. Not inlined: `commandCompleted` is
+    /// inlined into both `handle(_:)` and `advanceTime`, and this once, out of line, keeps the
+    /// firmware's flash small.
     @inline(never)
-    mutating func rawCommandAnswered(_ id: HostRequestID?, _ result: Result<CommandResponse, CommandError>) {
-        switch result {
+    mutating func rawCommandAnswered(_ completion: CommandCompletion) -> Bool {
+        var index = 0
+        while index < rawCommands.count, rawCommands[index].command != completion.id { index += 1 }
+        guard index < rawCommands.count else { return false }
+        let id = rawCommands.remove(at: index).request
+        switch completion.result {
         case .success(let response): complete(id, .success(.commandResponse(response)))
         case .failure(let error): complete(id, .failure(.command(error)))
         }
+        return true
     }
 
     /// A Hardware Error cancelled every command: the application's fail with `.cancelled`.
