@@ -7,8 +7,8 @@
 # Each image is the sans-I/O core modules, BluewireHostEngine and the app compiled together as one
 # Swift module for armv7em-none-none-eabi, linked by the toolchain's ld.lld against picolibc (Debian's
 # picolibc-arm-none-eabi) and a small start-up in Examples/Firmware/Startup. UART0 carries H4 to the
-# controller; UART1 is the log (QEMU stdio). Measured with Swift 6.3: peripheral 128,128 bytes of flash
-# and 5,584 of static RAM, central 174,344 and 5,936 (README, Firmware, has the steps).
+# controller; UART1 is the log (QEMU stdio). Measured with Swift 6.3: peripheral 128,904 bytes of flash
+# and 5,608 of static RAM, central 176,800 and 5,960 (README, Firmware, has the steps).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
