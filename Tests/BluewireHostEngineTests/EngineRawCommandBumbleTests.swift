@@ -7,11 +7,11 @@ import Testing
 /// `.command` on a real bumble controller over TCP: a command it knows and a vendor one it does not.
 ///
 /// bumble's controller (0.0.236) parses an unknown opcode as a command without a known completion and
-/// sends nothing back for it (PEERS.md): the vendor command must end on its own timeout, and the
-/// command queued behind it must still run.
+/// sends nothing back for it (Docs/Testing.md, "The peers"): the vendor command must end on its own
+/// timeout, and a command asked for after it must still run.
 @Suite("Host engine raw commands on a bumble controller")
 struct EngineRawCommandBumbleTests {
-    @Test("vendor opcode 0xFC01 gets no answer and times out on its own timeout; Read BD_ADDR behind it completes")
+    @Test("vendor opcode 0xFC01 gets no answer and times out on its own timeout; Read BD_ADDR asked after it completes")
     func rawCommands() async throws {
         let address = BluetoothAddress(value: 0xC3_5E_17_00_E1_0C, type: .random)
         let vendor = HCIOpcode(rawValue: 0xFC01)
