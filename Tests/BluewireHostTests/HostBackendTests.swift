@@ -4,6 +4,7 @@ import BluewireSnoop
 import BluewireTesting
 import BluewireTransport
 import Foundation
+import Synchronization
 import Testing
 
 /// `BluetoothHost` on the engine backend (HostBackend, Docs/Design.md "BluetoothHost over the
@@ -48,6 +49,26 @@ struct HostBackendTests {
         #expect(learnt[.engine] == learnt[.legacy])
     }
 
+    @Test("on the engine backend, transitions(of:) and a refused reset before start() send nothing; bring-up then replays strictly")
+    func peerCallsBeforeStartSendNothing() async throws {
+        let (transport, sent) = try Self.replay()
+        let watched = InboundWatchingTransport(transport)
+        let host = BluetoothHost(
+            transport: watched, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress),
+            clock: TestClock(), logger: .provokedFailure, backend: .engine)
+        let peer = try #require(BluetoothAddress(parsing: "C0:11:22:33:44:55/random"))
+        _ = await host.transitions(of: peer)
+        await #expect(throws: HostError.self, "Reset is refused outside Error") { try await host.reset(peer) }
+        #expect(await host.state(of: peer) == .initial)
+        #expect(await transport.sentCount == 0)
+        #expect(!watched.inboundTaken, "the controller's packets are not read before start()")
+        try await host.start()
+        #expect(watched.inboundTaken)
+        try await transport.verify()
+        #expect(await transport.sentCount == sent)
+        await host.close()
+    }
+
     @Test("on the engine backend, events() streams end when the host closes, and start() after close is refused")
     func engineEventsEndAtClose() async throws {
         let (transport, _) = try Self.replay()
@@ -61,4 +82,22 @@ struct HostBackendTests {
         #expect(await drained.value == 0)
         await #expect(throws: HostError.self) { try await host.start() }
     }
+}
+
+/// A transport that says whether a host has begun reading what the controller sends.
+final class InboundWatchingTransport: HCITransport {
+    let base: any HCITransport
+    private let taken = Mutex(false)
+
+    init(_ base: any HCITransport) { self.base = base }
+
+    var inboundTaken: Bool { taken.withLock { $0 } }
+
+    var inbound: HCIInboundPackets {
+        taken.withLock { $0 = true }
+        return base.inbound
+    }
+
+    func send(_ packet: HCIPacket) async throws(TransportError) { try await base.send(packet) }
+    func close() async { await base.close() }
 }
