@@ -54,10 +54,6 @@ extension BluetoothHost {
         }.map { Connection(host: self, handle: $0.handle, peer: $0.peer, role: LinkRole($0.role)) }
     }
 
-    func engineIsConnected(_ engineHost: EngineHost, handle: UInt16) -> Bool {
-        shell.links[handle] != nil
-    }
-
     func engineConnectionState(_ engineHost: EngineHost, handle: UInt16) -> ConnectionState {
         guard let link = shell.links[handle] else { return endedLinkStates[handle] ?? .initial }
         return engineHost.assumeIsolated { $0.engine.state(of: link.peer) }

@@ -11,7 +11,7 @@ extension BluetoothHost {
         case .att(let bearer):
             return .gatt(.bearer(bearer))
         case .transportEnded:
-            return .host(.transport(engineHost?.assumeIsolated { $0.transportFailure } ?? .closed))
+            return .host(engineHostError(error))
         default:
             return .host(HostError(engine: error, peer: peer))
         }
