@@ -90,6 +90,7 @@ public struct Connection: Sendable, Hashable, CustomStringConvertible {
 
 extension BluetoothHost {
     func attRequest(_ pdu: ATTPDU, on handle: UInt16) async throws(ConnectionError) -> ATTPDU {
+        if let engineHost { return try await engineATTRequest(engineHost, pdu, on: handle) }
         guard let link = links[handle] else { throw .disconnected(endedReason(handle)) }
         let id: ATTRequestID
         do throws(ATTBearerError) {
@@ -115,6 +116,7 @@ extension BluetoothHost {
     }
 
     func attCommand(_ pdu: ATTPDU, on handle: UInt16) async throws(ConnectionError) {
+        if let engineHost { return try await engineATTCommand(engineHost, pdu, on: handle) }
         guard let link = links[handle] else { throw .disconnected(endedReason(handle)) }
         do throws(ATTBearerError) {
             try link.bearer.send(command: pdu)
@@ -125,6 +127,7 @@ extension BluetoothHost {
     }
 
     func exchangeMTU(on handle: UInt16) async throws(ConnectionError) -> Int {
+        if let engineHost { return try await engineExchangeMTU(engineHost, on: handle) }
         let response = try await attRequest(.exchangeMTURequest(clientRxMTU: configuration.preferredMTU), on: handle)
         if case .errorResponse(let request, let attHandle, let code) = response {
             throw .attError(code, request: request, handle: attHandle)
@@ -132,9 +135,13 @@ extension BluetoothHost {
         return mtu(on: handle)
     }
 
-    func mtu(on handle: UInt16) -> Int { links[handle]?.bearer.mtu ?? ATTBearer.defaultMTU }
+    func mtu(on handle: UInt16) -> Int {
+        if let engineHost { return engineMTU(engineHost, on: handle) }
+        return links[handle]?.bearer.mtu ?? ATTBearer.defaultMTU
+    }
 
     func subscribe(on handle: UInt16, valueHandle: UInt16?) -> AsyncStream<GATTNotification> {
+        if engineHost != nil { return engineSubscribe(on: handle, valueHandle: valueHandle) }
         let (stream, continuation) = AsyncStream<GATTNotification>.makeStream(bufferingPolicy: .unbounded)
         guard let link = links[handle] else {
             continuation.finish()

@@ -96,6 +96,7 @@ extension BluetoothHost {
     /// Counts of everything the Host holds now (see `HostDiagnostics`).
     @_spi(Testing)
     public var diagnostics: HostDiagnostics {
+        if let engineHost { return engineDiagnostics(engineHost) }
         var d = HostDiagnostics()
         d.links = links.count
         let live = lifetimes.liveLinks

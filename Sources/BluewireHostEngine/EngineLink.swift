@@ -1,6 +1,7 @@
 import BluewireATT
 import BluewireCore
 import BluewireGATT
+import BluewireHCI
 import BluewireL2CAP
 
 /// Everything the engine keeps per link.
@@ -61,6 +62,16 @@ struct EngineLink: Sendable {
 }
 
 /// A central's connection attempt in progress.
+/// A `.connect` waiting for the previous attempt's end (`HostEngine.deferredConnect`).
+struct DeferredConnect: Hashable, Sendable {
+    var id: HostRequestID
+    var peer: BluetoothAddress
+    var parameters: LEConnectionParameters
+    /// The attempt's own deadline, counted from the request: a controller that never reports the
+    /// cancelled attempt's end fails this one in time with `.connectionTimeout`.
+    var deadline: MonotonicInstant
+}
+
 struct PendingConnection: Hashable, Sendable {
     /// The request to complete; nil once it completed (cancelled or timed out) while the controller
     /// may still report the connection.

@@ -15,7 +15,15 @@ extension HostEngine {
         // With the peer in the controller's resolving list, its identity (type 0x02/0x03): the controller
         // finds whichever private address it advertises from now.
         let peer = resolvingListTarget(identityOrAddress) ?? currentAddress(of: identityOrAddress)
-        guard pendingConnection == nil else { return complete(id, .failure(.connectionAttemptInProgress)) }
+        if let pending = pendingConnection {
+            // An attempt the application cancelled (or that timed out) ends only when the controller
+            // reports its LE Connection Complete (§7.8.13): this one waits for that, so that report is
+            // never taken for its own. One that is still the application's is refused.
+            guard pending.requestID == nil, deferredConnect == nil else { return complete(id, .failure(.connectionAttemptInProgress)) }
+            deferredConnect = DeferredConnect(
+                id: id, peer: identityOrAddress, parameters: parameters, deadline: now + (timeout ?? configuration.connectionTimeout))
+            return
+        }
         // Connect from Disconnected.Initial → Connecting; refused while the peer is connected or in Error.
         do throws(HostEngineError) {
             try fire(.connect, peer: identityOrAddress)
@@ -43,6 +51,12 @@ extension HostEngine {
     /// completes with `.cancelled` right away; a connection the controller still reports (bumble's
     /// controller cancels nothing) is disconnected when it comes.
     mutating func cancelConnect(_ id: HostRequestID) {
+        if let deferred = deferredConnect {
+            // Not begun: nothing was sent and its peer's machine never moved.
+            deferredConnect = nil
+            complete(deferred.id, .failure(.cancelled))
+            return complete(id, .success(.done))
+        }
         guard let pending = pendingConnection, pending.requestID != nil else {
             return complete(id, .success(.done))
         }
@@ -52,6 +66,22 @@ extension HostEngine {
         fireExpected(.disconnect, peer: pending.requested)
         complete(pending.requestID, .failure(.cancelled))
         enqueue(id, .cancelConnect, [.leCreateConnectionCancel], optional: true)
+    }
+
+    /// Starts the connect that waited for the previous attempt's end, once it has ended (from
+    /// `pumpProcedures`, after every input).
+    mutating func startDeferredConnect() {
+        guard pendingConnection == nil, let deferred = deferredConnect else { return }
+        deferredConnect = nil
+        connect(deferred.id, deferred.peer, deferred.parameters, timeout: deferred.deadline - now)
+    }
+
+    /// The waiting connect's deadline passed before the previous attempt ended: it fails with
+    /// `.connectionTimeout`, its peer's machine untouched (it never began).
+    mutating func deferredConnectTimedOut() {
+        guard let deferred = deferredConnect, deferred.deadline <= now else { return }
+        deferredConnect = nil
+        complete(deferred.id, .failure(.connectionTimeout))
     }
 
     mutating func connectionAttemptTimedOut() {

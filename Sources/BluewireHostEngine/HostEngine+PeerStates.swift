@@ -1,5 +1,6 @@
 import BluewireCore
 import BluewireGATT
+import BluewireHCI
 
 // # Connection state machines per peer
 //
@@ -108,5 +109,15 @@ extension HostEngine {
     public mutating func transportEnded() {
         failEveryPeer(cause: .transportEnded)
         failScan(cause: .transportEnded)
+    }
+
+    /// The application closes the host with links up, and the transport goes with it, so no
+    /// Disconnection Complete will come: each link ends here as if the controller had reported it with
+    /// `reason` (Core Vol 4 Part E §7.7.5). Its peer's machine takes Disconnect (one in Error stays
+    /// there), what waits on the link fails with `.disconnected(reason)`, and `.disconnected` is
+    /// emitted. Anything the engine would send in answer (advertising resumed after a peripheral link)
+    /// is for a host that goes on: the caller, which is closing, drops it.
+    public mutating func closeLinks(reason: HCIStatus) {
+        for handle in links.sortedKeys { linkDisconnected(handle: handle, reason: reason) }
     }
 }

@@ -69,6 +69,9 @@ extension HostEngine {
     /// Sends the next command of the head procedure when none is outstanding; finishes procedures
     /// that have no command left.
     mutating func pumpProcedures() {
+        #if !BLUEWIRE_NO_CENTRAL
+        if deferredConnect != nil { startDeferredConnect() }
+        #endif
         while activeCommand == nil, !procedures.isEmpty {
             let head = procedures[0]
             guard head.next < head.commands.count else {

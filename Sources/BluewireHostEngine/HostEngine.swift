@@ -81,6 +81,9 @@ public struct HostEngine: Sendable {
     var scanMachine = PeerMachine()
     var advertising = AdvertisingState()
     var pendingConnection: PendingConnection?
+    /// A `.connect` that came while a cancelled or timed-out attempt was still winding down (its LE
+    /// Connection Complete not in yet): it starts once that attempt has ended (HostEngine+Connecting).
+    var deferredConnect: DeferredConnect?
     /// The connection state machine of every peer connected to as central (HostEngine+PeerStates).
     var peerMachines: LinearMap<BluetoothAddress, PeerMachine> = LinearMap()
 
@@ -167,6 +170,7 @@ public struct HostEngine: Sendable {
             earliest = deadline
         }
         consider(pendingConnection?.deadline)
+        consider(deferredConnect?.deadline)
         // By index: `for link in links.values` would copy every link, with all it holds.
         for index in links.indices { consider(links.values[index].bearer.deadline) }
         consider(channelDeadline)
@@ -183,6 +187,9 @@ public struct HostEngine: Sendable {
         if let pending = pendingConnection, pending.requestID != nil, pending.deadline <= self.now {
             connectionAttemptTimedOut()
         }
+        #if !BLUEWIRE_NO_CENTRAL
+        if deferredConnect != nil { deferredConnectTimedOut() }
+        #endif
         // Found first, then acted on: a receive with no timer due allocates nothing here.
         while let handle = firstLinkDue() {
             links[handle]?.bearer.advanceTime(to: self.now)

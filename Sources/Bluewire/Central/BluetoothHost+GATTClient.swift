@@ -15,6 +15,7 @@ extension BluetoothHost {
     /// The GATT client session of `connection`; for a link that is already gone, a session that fails
     /// every operation with the reason (or Unknown Connection Identifier when none is known).
     func gattClientSession(for connection: Connection) -> GATTClientSession {
+        if engineHost != nil { return engineGATTClientSession(for: connection) }
         if let link = links[connection.handle], link.peer == connection.peer, let session = link.gattClient {
             return session
         }
@@ -28,6 +29,7 @@ extension BluetoothHost {
     /// `Failure`).
     /// - Throws: `.refused` naming state and trigger, or `.disconnected` when the link is gone.
     func fireGATTTrigger(_ trigger: ConnectionTrigger, on connection: Connection, cause: ConnectionFailureCause? = nil) throws(GATTError) {
+        if let engineHost { return try engineFireGATTTrigger(engineHost, trigger, on: connection, cause: cause) }
         guard let link = links[connection.handle], link.peer == connection.peer else {
             throw .disconnected(endedReason(connection.handle))
         }
@@ -44,6 +46,8 @@ extension BluetoothHost {
     /// NotificationsEnabled because there is nothing to change, not because it is wrong). Any other
     /// refusal is thrown: the model is out of step with what the client did.
     func fireSubscriptionTrigger(_ trigger: ConnectionTrigger, on connection: Connection) throws(GATTError) {
+        // On the engine backend the engine's `.subscribe`/`.unsubscribe` fire these themselves.
+        if engineHost != nil { return }
         guard let link = links[connection.handle], link.peer == connection.peer else {
             throw .disconnected(endedReason(connection.handle))
         }
@@ -61,6 +65,7 @@ extension BluetoothHost {
     func registerNotifications(
         on connection: Connection, valueHandle: UInt16, handler: (@Sendable (GATTNotification) -> Void)? = nil
     ) -> (registration: NotificationRegistration, id: UInt64)? {
+        if engineHost != nil { return engineRegisterNotifications(on: connection, valueHandle: valueHandle, handler: handler) }
         guard let link = links[connection.handle], link.peer == connection.peer else { return nil }
         let queue = NotificationQueue()
         let id = nextObserverID
@@ -76,6 +81,7 @@ extension BluetoothHost {
 
     /// Ends a registration: its subscriber gets what is buffered, then the end.
     func endNotifications(handle: UInt16, valueHandle: UInt16, id: UInt64) {
+        if engineHost != nil { return engineEndNotifications(handle: handle, valueHandle: valueHandle, id: id) }
         guard let link = links[handle] else { return }
         link.notificationSinks[valueHandle]?.removeValue(forKey: id)?.queue.finish()
         if link.notificationSinks[valueHandle]?.isEmpty == true { link.notificationSinks[valueHandle] = nil }

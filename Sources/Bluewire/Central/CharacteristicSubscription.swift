@@ -84,6 +84,9 @@ extension GATTClient {
             try self.requireDiscovered(characteristic)
             let host = self.connection.host, connection = self.connection
             let known = self.session.cache.clientConfigurationHandle(of: characteristic)
+            if host.backend == .engine {
+                return try await self.engineSubscribe(to: characteristic, indications: indications, descriptorHandle: known, handler: handler)
+            }
             let (registration, descriptorHandle) = try await self.phase(.write) {
                 guard let registration = await host.registerNotifications(
                     on: connection, valueHandle: characteristic.valueHandle, handler: handler) else {
@@ -118,7 +121,10 @@ extension GATTClient {
             let othersOnCharacteristic = self.session.withState { state in
                 state.subscriptions.contains { $0.key != subscription.id && $0.value.characteristic.valueHandle == characteristic.valueHandle }
             }
-            if !othersOnCharacteristic {
+            if !othersOnCharacteristic, host.backend == .engine {
+                _ = try await host.engineConfigure(
+                    .unsubscribe(characteristic, descriptorHandle: subscription.descriptorHandle), on: connection)
+            } else if !othersOnCharacteristic {
                 _ = try await self.phase(.write) {
                     try await context.perform(ConfigureClientCharacteristicConfiguration.unsubscribe(
                         from: characteristic, descriptorHandle: subscription.descriptorHandle))
@@ -129,7 +135,38 @@ extension GATTClient {
                 return state.subscriptions.count
             }
             await host.endNotifications(handle: connection.handle, valueHandle: characteristic.valueHandle, id: subscription.id)
-            if remaining == 0 { try await host.fireSubscriptionTrigger(.disableNotifications, on: connection) }
+            // On the engine backend its `.unsubscribe` fired DisableNotifications already.
+            if remaining == 0, host.backend == .legacy { try await host.fireSubscriptionTrigger(.disableNotifications, on: connection) }
         }
+    }
+}
+
+extension GATTClient {
+    /// `subscribe` on the engine backend: the registration first, then the engine's `.subscribe`,
+    /// which writes the CCCD (finding it with Find Information if its handle is not cached) and fires
+    /// Write, OperationCompleted and, for the first subscription, EnableNotifications.
+    func engineSubscribe(
+        to characteristic: GATTCharacteristic, indications: Bool, descriptorHandle known: UInt16?,
+        handler: (@Sendable (GATTNotification) -> Void)?
+    ) async throws(GATTError) -> CharacteristicSubscription {
+        if let reason = session.disconnection { throw .disconnected(reason) }
+        let host = connection.host, connection = self.connection
+        guard let registration = await host.registerNotifications(on: connection, valueHandle: characteristic.valueHandle, handler: handler) else {
+            throw .disconnected(session.disconnection ?? .unknownConnectionIdentifier)
+        }
+        let descriptorHandle: UInt16
+        do {
+            descriptorHandle = try await host.engineConfigure(
+                .subscribe(characteristic, indications: indications, descriptorHandle: known), on: connection)
+        } catch {
+            await host.endNotifications(handle: connection.handle, valueHandle: characteristic.valueHandle, id: registration.id)
+            throw error
+        }
+        session.withState { state in
+            state.subscriptions[registration.id] = .init(characteristic: characteristic, descriptorHandle: descriptorHandle)
+        }
+        return CharacteristicSubscription(
+            characteristic: characteristic, descriptorHandle: descriptorHandle, indications: indications,
+            id: registration.id, registration: registration.registration, session: session)
     }
 }

@@ -62,6 +62,7 @@ extension BluetoothHost {
             self?.assumeIsolated { $0.shellTapped(tap) }
         }
         engineHost.assumeIsolated { $0.shellTap = tap }
+        installNotificationRoute(engineHost)
     }
 
     func shellTapped(_ tap: EngineShellTap) {
@@ -78,7 +79,25 @@ extension BluetoothHost {
         }
     }
 
+    /// The host closed (or its transport ended) with links up: no Disconnection Complete will come, so
+    /// the engine ends each link itself (`closeLinks`), and this host reports what it emits (Disconnect
+    /// on the peer's machine, `.disconnected`) as the legacy host does when it closes. What the engine
+    /// would send in answer goes nowhere: its transport is closed.
+    func engineEndLinks() {
+        guard let engineHost, !shell.links.isEmpty else { return }
+        let events: [HostEngineEvent] = engineHost.assumeIsolated { host in
+            host.engine.closeLinks(reason: .connectionTerminatedByLocalHost)
+            var events: [HostEngineEvent] = []
+            while let output = host.engine.nextOutput() {
+                if case .event(let event) = output { events.append(event) }
+            }
+            return events
+        }
+        for event in events { engineEvent(event) }
+    }
+
     func finishShellObservers() {
+        engineEndLinks()
         // A scan still running ends as on the legacy backend: with the transport's error, or
         // `.notRunning` when the application closed the host.
         finishShellScan(error: commandCancellationCause ?? .notRunning, keepingObserver: false)

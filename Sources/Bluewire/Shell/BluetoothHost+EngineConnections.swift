@@ -9,6 +9,15 @@ struct ShellLink {
     var peer: BluetoothAddress
     var role: LinkRole
     var disconnectWaiters: [CheckedContinuation<HCIStatus, Never>] = []
+    /// The link's GATT client (its operation queue, discovered database and transitions), fed from
+    /// the engine's `.stateChanged` for the peer and its notifications.
+    var gattClient: GATTClientSession?
+    /// `Connection.notifications(valueHandle:)` streams: per value handle, then per subscriber id.
+    var notificationSubscribers: [UInt16: [UInt64: AsyncStream<GATTNotification>.Continuation]] = [:]
+    /// `Connection.notifications()` streams for every handle.
+    var allNotificationSubscribers: [UInt64: AsyncStream<GATTNotification>.Continuation] = [:]
+    /// `GATTClient` subscriptions: per value handle, then per registration id.
+    var notificationSinks: [UInt16: [UInt64: NotificationSink]] = [:]
 }
 
 extension BluetoothHost {
@@ -67,7 +76,14 @@ extension BluetoothHost {
     // MARK: the links, from the engine's events
 
     func engineLinkUp(_ link: HostConnection) {
-        shell.links[link.handle] = ShellLink(peer: link.peer, role: LinkRole(link.role))
+        var shellLink = ShellLink(peer: link.peer, role: LinkRole(link.role))
+        let connection = Connection(host: self, handle: link.handle, peer: link.peer, role: shellLink.role)
+        let state = engineHost?.assumeIsolated { $0.engine.state(of: link.peer) } ?? .initial
+        let session = GATTClientSession(connection: connection, state: state)
+        shellLink.gattClient = session
+        shell.gattSessions.removeAll { $0.session == nil }
+        shell.gattSessions.append(WeakGATTClientSession(session: session))
+        shell.links[link.handle] = shellLink
         endedLinks[link.handle] = nil
         endedLinkStates[link.handle] = nil
     }
@@ -75,7 +91,13 @@ extension BluetoothHost {
     func engineLinkDown(handle: UInt16, reason: HCIStatus) -> ShellLink? {
         guard let link = shell.links.removeValue(forKey: handle) else { return nil }
         endedLinks[handle] = reason
+        // Before anything waiting on the link resumes, so each of them can say why it ended.
+        link.gattClient?.recordDisconnection(reason: reason)
         endedLinkStates[handle] = engineHost?.assumeIsolated { $0.engine.state(of: link.peer) } ?? .initial
+        for subscribers in link.notificationSubscribers.values { for subscriber in subscribers.values { subscriber.finish() } }
+        for subscriber in link.allNotificationSubscribers.values { subscriber.finish() }
+        for sinks in link.notificationSinks.values { for sink in sinks.values { sink.queue.finish() } }
+        link.gattClient?.linkDisconnected()
         for waiter in link.disconnectWaiters { waiter.resume(returning: reason) }
         return link
     }

@@ -14,6 +14,7 @@ extension BluetoothHost {
             guard let link = engineLinkDown(handle: handle, reason: reason) else { return }
             publishShell(.disconnected(handle: handle, peer: link.peer, reason: reason))
         case .stateChanged(let peer, let transition, let cause):
+            for link in shell.links.values where link.peer == peer { link.gattClient?.record(transition) }
             guard let observers = shell.peerObservers[peer], !observers.isEmpty else { return }
             let reported = PeerTransition(peer: peer, transition: transition, cause: cause.map { engineFailureCause($0, peer: peer) })
             for observer in observers.values { observer.yield(reported) }

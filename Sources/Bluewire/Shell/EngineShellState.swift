@@ -28,6 +28,8 @@ struct EngineShellState {
     var endedScanObserver: (@Sendable (ConnectionTransition) -> Void)?
     /// True from a Hardware Error until the controller is up again.
     var recovering = false
+    /// The GATT client sessions this host made, weakly, so `diagnostics` counts those still alive.
+    var gattSessions: [WeakGATTClientSession] = []
 
     init() {}
 }
