@@ -28,6 +28,10 @@ struct EngineShellState {
     var endedScanObserver: (@Sendable (ConnectionTransition) -> Void)?
     /// True from a Hardware Error until the controller is up again.
     var recovering = false
+    /// The advertisement the application started and has not stopped: restarted after a Hardware Error.
+    var advertising: ShellAdvertising?
+    /// `indicate` calls waiting for each central (`serverState(for:)`).
+    var pendingIndicationCalls: [UInt16: Int] = [:]
 
     init() {}
 }
