@@ -7,7 +7,8 @@ import Testing
 
 /// The peripheral side on both `BluetoothHost` backends (HostBackend, Docs/Design.md "BluetoothHost
 /// over the engine"), where the engine leaves something to the host: setting advertising up again
-/// after a Hardware Error, and one indication sent to several centrals.
+/// after a Hardware Error, one indication sent to several centrals, and writes to dynamic values,
+/// which raise no engine event of their own.
 @Suite("Peripheral: both backends")
 struct PeripheralBackendTests {
     static let peripheralAddress = BluetoothAddress.randomStatic(0x0000_0000_0C00)
@@ -102,6 +103,29 @@ struct PeripheralBackendTests {
             let state = try #require(await peripheral.serverState(for: handle))
             #expect(state.pendingIndicationCalls == 0 && !state.indicationOutstanding && state.queuedIndications == 0)
         }
+        await bench.close()
+    }
+
+    @Test("a write a dynamic handler accepts is a peripheral event even when nothing follows it", arguments: [HostBackend.legacy, .engine])
+    func aLoneDynamicWriteIsReported(backend: HostBackend) async throws {
+        let bench = try await Bench(backend, centrals: 1)
+        let peripheral = bench.peripheral
+        var builder = GATTDatabaseBuilder()
+        try builder.addService(BluetoothUUID(0xFFD0))
+        let dynamic = try builder.addCharacteristic(
+            BluetoothUUID(0xFFD2), properties: [.writeWithoutResponse], permissions: [.write],
+            value: .dynamic(GATTDynamicValue(write: { _ throws(GATTAttributeError) in }))).valueHandle
+        await peripheral.setDatabase(builder.build())
+        let events = PeripheralEventRecorder(await peripheral.peripheralEvents())
+        try await peripheral.startAdvertising(try Advertisement(name: "Sink"))
+        let connection = try await bench.centrals[0].connect(to: Self.peripheralAddress)
+        let gatt = await connection.gatt
+        let service = try #require(try await gatt.discoverServices(uuid: BluetoothUUID(0xFFD0)).first)
+        _ = try await gatt.discoverCharacteristics(of: service)
+        try await gatt.writeWithoutResponse([0x5A], to: dynamic)
+        try await events.wait(for: 1, "the write") { if case .write = $0 { true } else { false } }
+        let handle = try #require(await peripheral.connections.first).handle
+        #expect(await events.events.contains(.write(PeripheralWrite(connection: handle, handle: dynamic, value: [0x5A], offset: 0, kind: .command))))
         await bench.close()
     }
 }
