@@ -96,9 +96,12 @@ extension HostEngine {
         complete(id, .success(.notified([connection])))
     }
 
-    /// Handle Value Indication (§3.4.7.2) to one central; completes on its confirmation.
+    /// Handle Value Indication (§3.4.7.2) to one central; completes on its confirmation. Fails at
+    /// once when the central is not subscribed to indications (`.server(.notSupportedByCharacteristic)`)
+    /// or its queue is full (`.indicationQueueFull`, the value dropped).
     mutating func indicate(_ id: HostRequestID, _ valueHandle: UInt16, _ value: [UInt8], _ connection: UInt16) {
         guard links.index(forKey: connection) != nil else { return complete(id, .failure(.unknownConnection(connection))) }
+        let queuedBefore = server.queuedIndicationCount(for: connection)
         let pdus: [GATTOutboundPDU]
         do throws(GATTServerError) {
             pdus = try server.indicate(handle: valueHandle, value: value, to: connection)
@@ -107,11 +110,13 @@ extension HostEngine {
         }
         publishServerEvents()
         guard let pdu = pdus.first else {
-            // Queued behind an outstanding indication, or the central is not subscribed.
-            if server.queuedIndicationCount(for: connection) == 0 {
-                complete(id, .failure(.server(.notSupportedByCharacteristic(valueHandle))))
-            } else {
+            if server.queuedIndicationCount(for: connection) > queuedBefore {
+                // Queued behind the outstanding indication: sent when the confirmation comes.
                 links[connection]?.indicationRequests.append((ATTIndicationID(rawValue: 0), id))
+            } else if server.subscription(connection: connection, valueHandle: valueHandle).indications {
+                complete(id, .failure(.indicationQueueFull))
+            } else {
+                complete(id, .failure(.server(.notSupportedByCharacteristic(valueHandle))))
             }
             return
         }
@@ -140,8 +145,13 @@ extension HostEngine {
 
     mutating func serverIndicationConfirmed(_ id: ATTIndicationID, handle: UInt16) {
         indicationFinished(id, .success(.done), handle: handle)
+        let queuedBefore = server.queuedIndicationCount(for: handle)
         let next = server.confirm(connection: handle)
+        // The server skips queued values whose central unsubscribed meanwhile: their requests,
+        // first in line, end unsent.
+        let skipped = queuedBefore - server.queuedIndicationCount(for: handle) - (next == nil ? 0 : 1)
         publishServerEvents()
+        for _ in 0..<max(0, skipped) { indicationFinished(ATTIndicationID(rawValue: 0), .failure(.unsubscribed), handle: handle) }
         if let next { sendIndication(next, request: nil) }
     }
 

@@ -294,10 +294,13 @@ public struct HostEngine: Sendable {
         pumpProcedures()
     }
 
-    /// Serve `database` from now on (to links already up too).
-    public mutating func setDatabase(_ database: GATTDatabase) {
+    /// Serve `database` from now on (to links already up too), with the server's limits in
+    /// `serverConfiguration` (by default: ATT_MTU up to the configured preferred MTU, the
+    /// `GATTServerConfiguration` defaults for queued writes and indications).
+    public mutating func setDatabase(_ database: GATTDatabase, configuration serverConfiguration: GATTServerConfiguration? = nil) {
         server = GATTServer(
-            database: database, configuration: GATTServerConfiguration(serverMTU: Int(configuration.preferredMTU)))
+            database: database,
+            configuration: serverConfiguration ?? GATTServerConfiguration(serverMTU: Int(configuration.preferredMTU)))
         // By index: `for (handle, link) in links` would copy every link, with all it holds.
         for index in links.indices {
             let handle = links.keys[index]

@@ -97,6 +97,12 @@ public enum HostEngineError: Error, Hashable, Sendable {
     case gatt(GATTClientError)
     /// The GATT server refused (not a characteristic value, no notify property...).
     case server(GATTServerError)
+    /// `.indicate`: an indication already waits for the central's confirmation and its queue behind
+    /// it is full (`GATTServerConfiguration.maximumQueuedIndications`): the value was dropped.
+    case indicationQueueFull
+    /// `.indicate`: the value waited in the central's queue, and the central unsubscribed before its
+    /// turn came: it was not sent.
+    case unsubscribed
     /// The advertising or scan response data do not fit.
     case advertisingData(AdvertisingDataError)
     /// Advertising interval outside 0x0020...0x4000 (legacy) or min > max (§7.8.5).

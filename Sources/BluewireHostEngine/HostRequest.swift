@@ -35,7 +35,11 @@ public enum HostRequest: Hashable, Sendable {
     /// when its client declared them in Client Supported Features, else one notification each
     /// (`GATTServer.notifyMultiple`, Core Vol 3 Part G §4.10.2). Completes with `.notified`.
     case notifyMultiple([GATTHandleValue], connection: UInt16)
-    /// Indicate `value` on one connection; completes when the central confirms (§3.4.7.2).
+    /// Indicate `value` on one connection; completes when the central confirms (§3.4.7.2). One
+    /// indication is outstanding per central: later ones wait in the server's bounded queue. Fails
+    /// with `.server(.notSupportedByCharacteristic)` when the central is not subscribed to
+    /// indications, `.indicationQueueFull` when its queue is full (the value is dropped),
+    /// `.unsubscribed` when it unsubscribed while the value waited, `.disconnected` when the link ends.
     case indicate(valueHandle: UInt16, value: [UInt8], connection: UInt16)
     /// A GATT client operation on a link, queued behind the link's earlier ones (one ATT request at a time).
     case gatt(connection: UInt16, GATTClientRequest)

@@ -16,6 +16,7 @@ extension BluetoothHost {
     /// command's status when the controller refuses one.
     @discardableResult
     public func startAdvertising(_ advertisement: Advertisement) async throws(PeripheralError) -> AdvertisingPlan {
+        if let engineHost { return try await engineStartAdvertising(engineHost, advertisement) }
         guard phase == .running, let controller else { throw .host(.notRunning) }
         let plan = try AdvertisingPlan(advertisement, controller: controller)
         await acquireAdvertising()
@@ -40,6 +41,7 @@ extension BluetoothHost {
     /// Stops advertising; it does not resume after connections or disconnections until the next
     /// `startAdvertising`.
     public func stopAdvertising() async throws(PeripheralError) {
+        if let engineHost { return try await engineStopAdvertising(engineHost) }
         guard phase == .running else { throw .host(.notRunning) }
         await acquireAdvertising()
         defer { releaseAdvertising() }
@@ -57,10 +59,16 @@ extension BluetoothHost {
     public var advertisingAddress: BluetoothAddress? { controller?.randomAddress }
 
     /// Whether the controller is advertising, as far as the Host knows.
-    public var isAdvertising: Bool { peripheral.advertising.isEnabled }
+    public var isAdvertising: Bool {
+        if let engineHost { return engineIsAdvertising(engineHost) }
+        return peripheral.advertising.isEnabled
+    }
 
     /// The plan of the advertisement in force (nil when none was started or it was stopped).
-    public var advertisingPlan: AdvertisingPlan? { peripheral.advertising.plan }
+    public var advertisingPlan: AdvertisingPlan? {
+        if let engineHost { return engineAdvertisingPlan(engineHost) }
+        return peripheral.advertising.plan
+    }
 
     /// Whether the advertisement may be on now, given the centrals connected.
     func advertisingAllowed(_ advertisement: Advertisement) -> Bool {

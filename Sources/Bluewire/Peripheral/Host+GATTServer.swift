@@ -11,6 +11,7 @@ extension BluetoothHost {
     /// Dynamic values' handlers are called on the Host's executor for every read (with the offset a
     /// Read Blob asks for) and write; they must not block.
     public func setDatabase(_ database: GATTDatabase, configuration: GATTServerConfiguration? = nil) {
+        if let engineHost { return engineSetDatabase(engineHost, database, configuration: configuration) }
         let limits = configuration ?? GATTServerConfiguration(serverMTU: Int(self.configuration.preferredMTU))
         gattServer = GATTServer(database: peripheral.dynamicWrites.observing(database), configuration: limits)
         for link in links.values {
@@ -41,11 +42,15 @@ extension BluetoothHost {
     }
 
     /// The database served, with the values centrals have written.
-    public var database: GATTDatabase { gattServer.database }
+    public var database: GATTDatabase {
+        if let engineHost { return engineDatabase(engineHost) }
+        return gattServer.database
+    }
 
     /// Replaces a cached value (later reads return it). Centrals are not told: call `notify` or
     /// `indicate` for that.
     public func setValue(_ value: [UInt8], for handle: UInt16) throws(PeripheralError) {
+        if let engineHost { return try engineSetValue(engineHost, value, for: handle) }
         do {
             try gattServer.database.setValue(value, for: handle)
         } catch {
@@ -60,6 +65,7 @@ extension BluetoothHost {
     /// the controller returns ACL credits.
     @discardableResult
     public func notify(_ valueHandle: UInt16, value: [UInt8], to connection: UInt16? = nil) throws(PeripheralError) -> [UInt16] {
+        if let engineHost { return try engineNotify(engineHost, valueHandle, value: value, to: connection) }
         let pdus: [GATTOutboundPDU]
         do {
             if let connection {
@@ -97,6 +103,7 @@ extension BluetoothHost {
     /// dropped (§3.3.3).
     @discardableResult
     public func indicate(_ valueHandle: UInt16, value: [UInt8], to connection: UInt16? = nil) async throws(PeripheralError) -> IndicationOutcome {
+        if let engineHost { return try await engineIndicate(engineHost, valueHandle, value: value, to: connection) }
         guard let characteristic = gattServer.database.characteristic(valueHandle: valueHandle) else {
             throw .server(.notCharacteristicValue(valueHandle))
         }
@@ -128,13 +135,15 @@ extension BluetoothHost {
 
     /// The server's subscriptions to the characteristic at `valueHandle`, one per subscribed central.
     public func subscriptions(of valueHandle: UInt16) -> [GATTSubscription] {
-        links.keys.sorted().map { gattServer.subscription(connection: $0, valueHandle: valueHandle) }
+        if let engineHost { return engineSubscriptions(engineHost, of: valueHandle) }
+        return links.keys.sorted().map { gattServer.subscription(connection: $0, valueHandle: valueHandle) }
             .filter { $0.configuration != 0 }
     }
 
     /// What the server and the link hold for one central, to check that no central can make it grow
     /// without bound.
     public func serverState(for connection: UInt16) -> PeripheralConnectionState? {
+        if let engineHost { return engineServerState(engineHost, for: connection) }
         guard let link = links[connection] else { return nil }
         return PeripheralConnectionState(
             mtu: gattServer.mtu(for: connection),
@@ -148,7 +157,10 @@ extension BluetoothHost {
     }
 
     /// How many connections the GATT server holds state for.
-    public var serverConnectionCount: Int { gattServer.connectionCount }
+    public var serverConnectionCount: Int {
+        if let engineHost { return engineServerConnectionCount(engineHost) }
+        return gattServer.connectionCount
+    }
 
     /// Hands one indication PDU from the server to the link's bearer (which times it out).
     func sendIndication(_ pdu: GATTOutboundPDU, on link: Link) {

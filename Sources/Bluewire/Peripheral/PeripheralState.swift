@@ -76,10 +76,21 @@ public enum IndicationFailure: Sendable, Hashable {
 /// call that made them. Bounded like the server's own event buffer.
 final class DynamicWriteRecorder: Sendable {
     private let writes = Mutex<[PeripheralWrite]>([])
+    /// Called when a write is recorded while none waits (the engine backend, which raises no event
+    /// for such a write, publishes them from it).
+    private let firstRecord = Mutex<(@Sendable () -> Void)?>(nil)
     static let limit = 256
 
     func record(_ write: PeripheralWrite) {
-        writes.withLock { if $0.count < DynamicWriteRecorder.limit { $0.append(write) } }
+        let first = writes.withLock { writes in
+            defer { if writes.count < DynamicWriteRecorder.limit { writes.append(write) } }
+            return writes.isEmpty
+        }
+        if first, let hook = firstRecord.withLock({ $0 }) { hook() }
+    }
+
+    func onFirstRecord(_ hook: @escaping @Sendable () -> Void) {
+        firstRecord.withLock { $0 = hook }
     }
 
     func take() -> [PeripheralWrite] {

@@ -109,5 +109,7 @@ extension BluetoothHost {
         eventObservers.removeAll()
         for observers in shell.peerObservers.values { for observer in observers.values { observer.finish() } }
         shell.peerObservers.removeAll()
+        shell.advertising = nil
+        finishPeripheral()
     }
 }

@@ -6,6 +6,7 @@ extension BluetoothHost {
     /// One engine event, as the legacy host reports the same thing: `HostEvent`s to `events()`
     /// observers, and the Hardware Error recovery the engine leaves to its application.
     func engineEvent(_ event: HostEngineEvent) {
+        enginePeripheralEvent(event)
         switch event {
         case .connected(let link):
             engineLinkUp(link)
@@ -65,6 +66,7 @@ extension BluetoothHost {
         case .success(.started(let info)):
             controller = info
             phase = .running
+            await engineRestartAdvertising(engineHost)
             publishShell(.hardwareError(code: code))
         default:
             log.hci.error("controller did not come back after a hardware error: \(result)")

@@ -30,6 +30,10 @@ struct EngineShellState {
     var recovering = false
     /// The GATT client sessions this host made, weakly, so `diagnostics` counts those still alive.
     var gattSessions: [WeakGATTClientSession] = []
+    /// The advertisement the application started and has not stopped: restarted after a Hardware Error.
+    var advertising: ShellAdvertising?
+    /// `indicate` calls waiting for each central (`serverState(for:)`).
+    var pendingIndicationCalls: [UInt16: Int] = [:]
 
     init() {}
 }
