@@ -71,7 +71,7 @@ run_tests peers 40m --no-parallel --filter "$peers"
 # BluetoothHost is moving onto the sans-I/O engine (Docs/Design.md, "BluetoothHost over the
 # engine"): the suites whose API has moved run again with every host on the engine backend.
 # HostBackendTests fails this run if the variable did not reach the hosts.
-host_on_engine='HostBackendTests|ReplayHostBringUpTests|HostLogLevelTests|HostBringUpFaultTests|ReplayClockTests|ScanStateMachineInteropTests|CentralConnectionTests/(linkSetupToleratesRefusal|connectTimesOut|connectionCompleteErrorStatusIsAFailure|connectIsCancellable|peerParameterUpdateIsAccepted)'
+host_on_engine='HostBackendTests|HostBackendLinkTests|ReplayHostBringUpTests|HostLogLevelTests|HostBringUpFaultTests|ReplayClockTests|ScanStateMachineInteropTests|CentralConnectionTests/(linkSetupToleratesRefusal|connectTimesOut|connectionCompleteErrorStatusIsAFailure|connectIsCancellable|peerParameterUpdateIsAccepted)'
 BLUEWIRE_HOST_BACKEND=engine run_tests host-on-engine 10m --no-parallel --filter "$host_on_engine"
 
 echo "== memory flat: decoding a capture 10x larger (peak RSS)"

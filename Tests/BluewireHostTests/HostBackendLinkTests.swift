@@ -101,9 +101,11 @@ struct HostBackendLinkTests {
         await bench.close()
     }
 
-    @Test("a notification stream keeps the ACL queue filled; waitForACLQueue waits until it drains, then says the link is gone",
-          .timeLimit(.minutes(1)), arguments: [HostBackend.legacy, .engine])
-    func notificationStreamAndACLQueue(backend: HostBackend) async throws {
+    /// The host serves `ThroughputPeer`'s database and advertises; the engine peer connects as
+    /// central, discovers and subscribes to the stream. Virtual time runs (radio timing).
+    static func subscribed(_ backend: HostBackend) async throws -> (
+        bench: BackendLinkBench, server: ThroughputPeer, central: EngineConnection, handle: UInt16, received: AsyncStream<ArraySlice<UInt8>>
+    ) {
         let bench = try await BackendLinkBench(backend: backend, radio: true)
         let server = try ThroughputPeer()
         // Set up through the engine host until the peripheral side moves onto the engine.
@@ -114,20 +116,33 @@ struct HostBackendLinkTests {
             await bench.host.setDatabase(server.database)
             try await bench.host.startAdvertising(try Advertisement(name: "Throughput"))
         }
-        guard case .connected(let link) = try await bench.peer.perform(.connect(BackendLinkBench.hostAddress, LEConnectionParameters())).get() else {
-            Issue.record("not connected")
-            return
+        guard case .connected(let link) = try await bench.peer.perform(.connect(BackendLinkBench.hostAddress, LEConnectionParameters())).get(),
+              case .services(let services) = try await EngineConnection(host: bench.peer, link: link).perform(.discoverAll) else {
+            throw ScenarioFailure("no connection or no discovery")
         }
         let central = EngineConnection(host: bench.peer, link: link)
-        guard case .services(let services) = try await central.perform(.discoverAll) else {
-            Issue.record("no discovery")
-            return
-        }
         let stream = try #require(services.flatMap(\.characteristics).first { $0.characteristic.uuid == ThroughputProfile.stream })
         let received = await central.notifications(for: stream.characteristic.valueHandle)
         _ = try await central.perform(.subscribe(stream.characteristic, indications: false, descriptorHandle: nil))
-
         let handle = try #require(await bench.host.connections.first?.handle)
+        return (bench, server, central, handle, received)
+    }
+
+    /// The sequence numbers of the first `count` values of `received`.
+    static func sequences(_ received: AsyncStream<ArraySlice<UInt8>>, count: Int) async -> [UInt32] {
+        var sequences: [UInt32] = []
+        for await value in received {
+            let start = value.startIndex
+            sequences.append(UInt32(value[start]) | UInt32(value[start + 1]) << 8 | UInt32(value[start + 2]) << 16 | UInt32(value[start + 3]) << 24)
+            if sequences.count == count { break }
+        }
+        return sequences
+    }
+
+    @Test("a notification stream keeps the ACL queue filled; waitForACLQueue waits until it drains, then says the link is gone",
+          .timeLimit(.minutes(1)), arguments: [HostBackend.legacy, .engine])
+    func notificationStreamAndACLQueue(backend: HostBackend) async throws {
+        let (bench, server, central, handle, received) = try await Self.subscribed(backend)
         let buffers = await bench.host.aclBufferCount
         #expect(buffers > 0)
         let count = 40 * buffers
@@ -139,20 +154,30 @@ struct HostBackendLinkTests {
         try await waitUntil { await bench.host.diagnostics.aclQueueWaiters == 1 }
         bench.runClock()
         #expect(await drained.value, "the queue drains as the controller returns buffers")
-        #expect(await bench.host.queuedACLPackets(of: handle) == 0)
         #expect(await sender.value == count)
-
-        var sequences: [UInt32] = []
-        for await value in received {
-            sequences.append(UInt32(value[value.startIndex]) | UInt32(value[value.startIndex + 1]) << 8
-                             | UInt32(value[value.startIndex + 2]) << 16 | UInt32(value[value.startIndex + 3]) << 24)
-            if sequences.count == count { break }
-        }
-        #expect(sequences == (0..<UInt32(count)).map { $0 }, "every notification arrived, in order")
+        #expect(await bench.host.waitForACLQueue(of: handle, atMost: 0))
+        #expect(await bench.host.queuedACLPackets(of: handle) == 0)
+        #expect(await Self.sequences(received, count: count) == (0..<UInt32(count)).map { $0 }, "every notification arrived, in order")
 
         _ = try await central.disconnect()
         try await waitUntil { await bench.host.connections.isEmpty }
         #expect(await !bench.host.waitForACLQueue(of: handle, atMost: 0), "no link: false at once")
+        await bench.close()
+    }
+
+    @Test("cancelling the task of an endless notification stream ends it; what it sent arrives in order",
+          .timeLimit(.minutes(1)), arguments: [HostBackend.legacy, .engine])
+    func notificationStreamEndsWhenCancelled(backend: HostBackend) async throws {
+        let (bench, server, _, handle, received) = try await Self.subscribed(backend)
+        bench.stopClock()
+        let sender = Task { await bench.host.streamSequencedNotifications(server.handles.stream, to: handle, firstSequence: 7) }
+        try await waitUntil { await bench.host.queuedACLPackets(of: handle) > 0 }
+        sender.cancel()
+        bench.runClock()
+        let sent = await sender.value
+        #expect(sent > 0)
+        #expect(await bench.host.waitForACLQueue(of: handle, atMost: 0), "the stream stopped filling the queue")
+        #expect(await Self.sequences(received, count: sent) == (7..<UInt32(7 + sent)).map { $0 })
         await bench.close()
     }
 
