@@ -15,6 +15,8 @@ final class BackendLinkBench: Sendable {
     static let peerAddress = BluetoothAddress.randomStatic(0x5CE1_0002)
 
     let clock: TestClock
+    /// The host's controller, then the peer's.
+    let controllers: [VirtualController]
     let host: BluetoothHost
     let peer: EngineHost
     private let pump = Mutex<Task<Void, Never>?>(nil)
@@ -24,6 +26,7 @@ final class BackendLinkBench: Sendable {
         let link = VirtualLink(clock: clock, timing: radio ? .radio() : .immediate)
         let controllers = (1...2).map { link.addController(publicAddress: BluetoothAddress(0x00, 0x1B, 0xDC, 0x5D, 0x00, UInt8($0))) }
         self.clock = clock
+        self.controllers = controllers
         host = BluetoothHost(
             transport: VirtualTransport(controller: controllers[0]), configuration: HostConfiguration(randomAddress: Self.hostAddress),
             clock: clock, backend: backend)
@@ -98,6 +101,28 @@ struct HostBackendLinkTests {
         #expect(updateGone?.0 == .leConnectionUpdate && updateGone?.1 == .unknownConnectionIdentifier, "\(backend)")
         let lengthGone = await Self.commandFailure { try await connection.requestDataLength() }
         #expect(lengthGone?.0 == .leSetDataLength && lengthGone?.1 == .unknownConnectionIdentifier, "\(backend)")
+        await bench.close()
+    }
+
+    @Test("LE Set PHY left unanswered fails requestPHY with a timeout after its own timeout; the link's next request still runs",
+          .timeLimit(.minutes(1)), arguments: [HostBackend.legacy, .engine])
+    func requestPHYTimesOut(backend: HostBackend) async throws {
+        let bench = try await BackendLinkBench(backend: backend, radio: true)
+        _ = try await bench.peer.perform(.startAdvertising(.named("Peer"))).get()
+        let connection = try await bench.host.connect(to: BackendLinkBench.peerAddress)
+        bench.controllers[0].faults.silentOpcodes = [HCIOpcode.leSetPHY.rawValue]
+        let start = bench.clock.now
+        do {
+            try await connection.requestPHY(timeout: .milliseconds(50))
+            Issue.record("LE Set PHY was answered")
+        } catch HostError.command(.timeout(let opcode)) {
+            #expect(opcode == .leSetPHY)
+        }
+        // Virtual time: the call's 50 ms, not the configuration's 2 s command timeout.
+        #expect(bench.clock.now - start < .seconds(1), "\(bench.clock.now - start)")
+        let events = Transcript(await bench.host.events())
+        try await connection.updateParameters(LEConnectionParameters(connectionIntervalMin: 0x0030, connectionIntervalMax: 0x0030))
+        await events.wait(for: 1) { if case .connectionUpdated(connection.handle, 0x0030, _, _) = $0 { true } else { false } }
         await bench.close()
     }
 

@@ -71,7 +71,7 @@ extension BluetoothHost {
 }
 
 /// Resumes a continuation with the first value given to it; later ones are dropped.
-final class ResumeOnce<Value: Sendable>: Sendable {
+fileprivate final class ResumeOnce<Value: Sendable>: Sendable {
     private let continuation: Mutex<CheckedContinuation<Value, Never>?>
 
     init(_ continuation: CheckedContinuation<Value, Never>) {
