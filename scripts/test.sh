@@ -71,7 +71,7 @@ run_tests peers 40m --no-parallel --filter "$peers"
 # BluetoothHost is moving onto the sans-I/O engine (Docs/Design.md, "BluetoothHost over the
 # engine"): the suites whose API has moved run again with every host on the engine backend.
 # HostBackendTests fails this run if the variable did not reach the hosts.
-host_on_engine='HostBackendTests|ReplayHostBringUpTests|HostLogLevelTests|HostBringUpFaultTests|ReplayClockTests|ScanStateMachineInteropTests|CentralGATTClientTests|CentralDisconnectionTests|ReplayCentralSession|GATTClientInteropTests|GATTClientSubscriptionInteropTests|GATTClientDisconnectionInteropTests|ProcedureOrderInteropTests|ConnectionStateMachineInteropTests|CentralConnectionTests'
+host_on_engine='HostBackendTests|HostBackendLinkTests|ReplayHostBringUpTests|HostLogLevelTests|HostBringUpFaultTests|ReplayClockTests|ScanStateMachineInteropTests|CentralGATTClientTests|CentralDisconnectionTests|ReplayCentralSession|GATTClientInteropTests|GATTClientSubscriptionInteropTests|GATTClientDisconnectionInteropTests|ProcedureOrderInteropTests|ConnectionStateMachineInteropTests|CentralConnectionTests'
 # The peripheral side (advertising, the GATT server, peripheralEvents()). PeripheralVirtualLinkTests'
 # fixture and the chat room scene keep their centrals on the legacy backend until the GATT client moves.
 host_on_engine+='|PeripheralServerAPITests|PeripheralVirtualLinkTests|PeripheralBackendTests|PeripheralAdvertisingInteropTests|PeripheralServerInteropTests|PeripheralHostileCentralInteropTests'

@@ -13,6 +13,7 @@ extension BluetoothHost {
     /// answered with Command Disallowed). Programs call this on every exit path; `close()` alone
     /// only closes the transport.
     public func release(timeout: TimeSpan = .seconds(2)) async {
+        if let engineHost { return await engineRelease(engineHost, timeout: timeout) }
         if phase == .running {
             cancelConnectionAttempt()
             if scanSession != nil { await stopScan() }
@@ -55,6 +56,7 @@ extension BluetoothHost {
     /// it. Each command's refusal (nothing to cancel, command unknown) is expected and ignored.
     /// Connections left up cannot be found through HCI: their handles are unknown to a new host.
     public func clearControllerLeftovers() async {
+        if let engineHost { return await engineClearControllerLeftovers(engineHost) }
         guard phase == .running, let controller else { return }
         var commands: [HCICommand] = [
             controller.supportsExtendedScanning

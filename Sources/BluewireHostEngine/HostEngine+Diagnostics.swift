@@ -24,8 +24,6 @@ extension HostEngine {
     /// Raw HCI commands (`HostRequest.command`) sent or waiting for a command credit, not answered yet.
     public var pendingRawCommands: Int { rawCommands.count }
 
-    /// Links the local GATT server keeps per-connection state for (CCCDs, prepared writes, indications).
-    public var serverConnectionCount: Int { server.connectionCount }
 
     /// Indications of the local GATT server on `connection`: the one waiting for the client's Handle
     /// Value Confirmation (one at a time, Core Vol 3 Part F §3.4.7.2) and those queued behind it.

@@ -5,9 +5,13 @@ extension Connection {
     /// Asks the controller for longer LE data packets on this link (LE Set Data Length, Core Vol 4
     /// Part E §7.8.33). The new lengths, if the link layer agrees on any, arrive later as
     /// `HostEvent.dataLengthChanged`.
-    /// - Throws: `HostError.command` when the controller refuses (some answer a bare status);
-    ///   the link keeps working with the lengths it had.
+    /// - Throws: `HostError.command` when the controller refuses (some answer a bare status;
+    ///   Unknown Connection Identifier once the link is gone, Invalid HCI Command Parameters out of
+    ///   the ranges); the link keeps working with the lengths it had.
     public func requestDataLength(txOctets: UInt16 = 251, txTime: UInt16 = 2120) async throws(HostError) {
+        if let engineHost = host.engineHost {
+            return try await host.engineRequestDataLength(engineHost, handle: handle, txOctets: txOctets, txTime: txTime)
+        }
         _ = try await host.send(.leSetDataLength(LESetDataLength(connectionHandle: handle, txOctets: txOctets, txTime: txTime)))
     }
 
@@ -18,12 +22,20 @@ extension Connection {
     public func requestPHY(
         tx: LEPHYSet = [.le2M], rx: LEPHYSet = [.le2M], timeout: TimeSpan = .seconds(1)
     ) async throws(HostError) {
+        if let engineHost = host.engineHost {
+            return try await host.engineRequestPHY(engineHost, handle: handle, tx: tx, rx: rx, timeout: timeout)
+        }
         _ = try await host.send(.leSetPHY(LESetPHY(connectionHandle: handle, txPHYs: tx, rxPHYs: rx)), timeout: timeout)
     }
 
     /// Asks the controller to change this link's connection parameters (LE Connection Update,
-    /// §7.8.18); the result arrives as `HostEvent.connectionUpdated`.
+    /// §7.8.18); the result arrives as `HostEvent.connectionUpdated`. On the engine backend it returns
+    /// once LE Connection Update Complete has come (after that event), and fails with its status
+    /// when the update failed; on the legacy one, at the Command Status.
+    /// - Throws: `HostError.command` when the controller refuses (Unknown Connection Identifier once
+    ///   the link is gone, Invalid HCI Command Parameters for values out of range).
     public func updateParameters(_ parameters: LEConnectionParameters) async throws(HostError) {
+        if let engineHost = host.engineHost { return try await host.engineUpdateParameters(engineHost, handle: handle, parameters) }
         _ = try await host.send(.leConnectionUpdate(LEConnectionUpdate(connectionHandle: handle, connection: parameters)))
     }
 }

@@ -202,6 +202,7 @@ public actor EngineHost {
                 for observer in observers.values { observer.yield(event) }
             }
         }
+        shellTap?(.drained)
         armTimer()
     }
 

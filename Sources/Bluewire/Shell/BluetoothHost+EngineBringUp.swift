@@ -68,6 +68,7 @@ extension BluetoothHost {
     func shellTapped(_ tap: EngineShellTap) {
         switch tap {
         case .event(let event): engineEvent(event)
+        case .drained: engineResumeACLQueueWaiters()
         case .finished:
             let failure = engineHost?.assumeIsolated { $0.transportFailure }
             commandCancellationCause = failure.map { .transport($0) } ?? .notRunning
@@ -107,6 +108,7 @@ extension BluetoothHost {
         for handle in shell.links.keys.sorted() { _ = engineLinkDown(handle: handle, reason: .connectionTerminatedByLocalHost) }
         for observer in eventObservers.values { observer.finish() }
         eventObservers.removeAll()
+        engineResumeACLQueueWaiters()
         for observers in shell.peerObservers.values { for observer in observers.values { observer.finish() } }
         shell.peerObservers.removeAll()
         shell.advertising = nil

@@ -6,6 +6,10 @@ enum EngineShellTap: Sendable {
     /// An engine event, in order with the completions around it (notifications excepted: they
     /// reach subscribers through the engine host's own streams).
     case event(HostEngineEvent)
+    /// The engine host acted on everything the engine decided (the end of a drain): ACL queues may
+    /// have shrunk (Number Of Completed Packets) or gone (a disconnection), so ACL queue waiters
+    /// look again.
+    case drained
     /// The engine host closed or its transport ended: nothing more will come.
     case finished
 }
@@ -34,6 +38,9 @@ struct EngineShellState {
     var advertising: ShellAdvertising?
     /// `indicate` calls waiting for each central (`serverState(for:)`).
     var pendingIndicationCalls: [UInt16: Int] = [:]
+    /// The running `streamSequencedNotifications` call of each link, by the token it took: a call
+    /// cancelled after a newer one started does not stop the newer one's stream.
+    var notificationStreams: [UInt16: UInt64] = [:]
 
     init() {}
 }

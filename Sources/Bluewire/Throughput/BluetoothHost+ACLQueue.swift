@@ -16,6 +16,7 @@ extension BluetoothHost {
     /// This is the flow control of a sender that wants to go as fast as the controller takes data
     /// without queueing without bound: send while the queue is short, then wait here.
     public func waitForACLQueue(of connection: UInt16, atMost: Int) async -> Bool {
+        if let engineHost { return await engineWaitForACLQueue(engineHost, of: connection, atMost: atMost) }
         guard links[connection] != nil else { return false }
         if aclCredits.queuedCount(handle: connection) <= atMost { return true }
         let id = nextObserverID
@@ -34,10 +35,13 @@ extension BluetoothHost {
     }
 
     /// ACL packets of `connection` waiting in the host for controller buffers.
-    public func queuedACLPackets(of connection: UInt16) -> Int { aclCredits.queuedCount(handle: connection) }
+    public func queuedACLPackets(of connection: UInt16) -> Int {
+        if let engineHost { return engineQueuedACLPackets(engineHost, of: connection) }
+        return aclCredits.queuedCount(handle: connection)
+    }
 
     /// The controller's LE ACL data buffers (LE Read Buffer Size), 0 before `start()`.
-    public var aclBufferCount: Int { aclCredits.totalBuffers }
+    public var aclBufferCount: Int { engineHost == nil ? aclCredits.totalBuffers : engineACLBufferCount }
 
     func cancelACLQueueWaiter(_ id: UInt64) {
         guard let index = aclQueueWaiters.firstIndex(where: { $0.id == id }) else { return }

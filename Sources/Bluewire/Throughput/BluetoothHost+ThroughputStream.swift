@@ -14,6 +14,10 @@ extension BluetoothHost {
     public func streamSequencedNotifications(
         _ valueHandle: UInt16, to connection: UInt16, payloadLength: Int? = nil, firstSequence: UInt32 = 0, limit: Int? = nil
     ) async -> Int {
+        if let engineHost {
+            return await engineStreamSequencedNotifications(
+                engineHost, valueHandle, to: connection, payloadLength: payloadLength, firstSequence: firstSequence, limit: limit)
+        }
         var sequence = firstSequence
         var sent = 0
         let high = Swift.max(2 * aclCredits.totalBuffers, 2)
@@ -48,6 +52,10 @@ extension BluetoothHost {
         _ valueHandle: UInt16, on connection: UInt16, payloadLength: Int, limit: Int?,
         shouldStop: @Sendable () -> Bool, sent: @Sendable (Int) -> Void
     ) async -> Result<Int, ConnectionError> {
+        if let engineHost {
+            return await engineSendSequencedWriteCommands(
+                engineHost, valueHandle, on: connection, payloadLength: payloadLength, limit: limit, shouldStop: shouldStop, sent: sent)
+        }
         var sequence: UInt32 = 0
         var count = 0
         let high = Swift.max(2 * aclCredits.totalBuffers, 2)
