@@ -104,11 +104,14 @@ extension HostEngine {
     }
 
     /// The transport to the controller ended (the HCI socket or UART closed or failed): every peer
-    /// with something under way, and the scan, go to `Error` with `.transportEnded`, as after a Hardware Error.
+    /// with something under way, and the scan, go to `Error` with `.transportEnded`, as after a Hardware Error,
+    /// and raw commands (`HostRequest.command`) still unanswered fail with `.command(.cancelled)`.
     /// The engine does not run again until `.start`.
     public mutating func transportEnded() {
         failEveryPeer(cause: .transportEnded)
         failScan(cause: .transportEnded)
+        // No answer can come for the application's raw commands any more: they end now, cancelled.
+        cancelRawCommands()
     }
 
     /// The application closes the host with links up, and the transport goes with it, so no

@@ -131,3 +131,16 @@ struct EngineRawCommandTests {
         }
     }
 }
+
+extension EngineRawCommandTests {
+    @Test("the transport's end fails an unanswered raw command with .command(.cancelled) and forgets it")
+    func transportEndCancelsRawCommands() throws {
+        var driver = try Self.running()
+        let id = driver.perform(.command(.readBDADDR))
+        #expect(driver.engine.pendingRawCommands == 1)
+        driver.engine.transportEnded()
+        driver.drain()
+        #expect(driver.result(id) == .failure(.command(.cancelled(.readBDADDR))))
+        #expect(driver.engine.pendingRawCommands == 0)
+    }
+}

@@ -11,7 +11,8 @@ extension BluetoothHost {
         if phase == .running {
             engineCancelConnect()
             if shell.scan != nil { await engineStopScan() }
-            if engineIsAdvertising(engineHost) { _ = await engineHost.perform(.stopAdvertising) }
+            // The peripheral side's stop: the shell forgets the advertisement too.
+            if engineIsAdvertising(engineHost) { try? await engineStopAdvertising(engineHost) }
             let handles = shell.links.keys.sorted()
             if !handles.isEmpty {
                 for handle in handles {
@@ -33,10 +34,6 @@ extension BluetoothHost {
             }
         }
         await engineClose(engineHost)
-    }
-
-    func engineIsAdvertising(_ engineHost: EngineHost) -> Bool {
-        engineHost.assumeIsolated { $0.engine.isAdvertising }
     }
 
     /// The release deadline passed: stop waiting for Disconnection Complete.
