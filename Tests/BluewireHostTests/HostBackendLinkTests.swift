@@ -133,14 +133,8 @@ struct HostBackendLinkTests {
     ) {
         let bench = try await BackendLinkBench(backend: backend, radio: true)
         let server = try ThroughputPeer()
-        // Set up through the engine host until the peripheral side moves onto the engine.
-        if let engineHost = bench.host.engineHostForTesting {
-            await engineHost.setDatabase(server.database)
-            _ = try await engineHost.perform(.startAdvertising(.named("Throughput"))).get()
-        } else {
-            await bench.host.setDatabase(server.database)
-            try await bench.host.startAdvertising(try Advertisement(name: "Throughput"))
-        }
+        await bench.host.setDatabase(server.database)
+        try await bench.host.startAdvertising(try Advertisement(name: "Throughput"))
         guard case .connected(let link) = try await bench.peer.perform(.connect(BackendLinkBench.hostAddress, LEConnectionParameters())).get(),
               case .services(let services) = try await EngineConnection(host: bench.peer, link: link).perform(.discoverAll) else {
             throw ScenarioFailure("no connection or no discovery")

@@ -10,8 +10,8 @@ import Testing
 /// `BluetoothHost` on the engine backend (HostBackend, Docs/Design.md "BluetoothHost over the
 /// engine"), for the areas moved so far, against the bring-up capture Bluewire recorded with a
 /// bumble controller. The moved suites also run whole on the engine backend
-/// (`BLUEWIRE_HOST_BACKEND=engine`, scripts/test.sh); the first test here makes sure that run
-/// really is on the engine.
+/// (the default) and on the legacy one (`BLUEWIRE_HOST_BACKEND=legacy`, scripts/test.sh); the first
+/// test here makes sure each run really is on the backend it names.
 @Suite("BluetoothHost backends")
 struct HostBackendTests {
     static func replay() throws -> (ReplayTransport, Int) {
@@ -21,11 +21,11 @@ struct HostBackendTests {
         return (ReplayTransport(script: ReplayScript(records: records), options: .init(strict: true)), sent)
     }
 
-    @Test("a host made without a backend takes the process's: BLUEWIRE_HOST_BACKEND=engine selects the engine")
+    @Test("a host made without a backend takes the process's: the engine, unless BLUEWIRE_HOST_BACKEND=legacy")
     func processDefaultFollowsTheEnvironment() throws {
         let (transport, _) = try Self.replay()
         let host = BluetoothHost(transport: transport)
-        let wanted: HostBackend = ProcessInfo.processInfo.environment["BLUEWIRE_HOST_BACKEND"] == "engine" ? .engine : .legacy
+        let wanted: HostBackend = ProcessInfo.processInfo.environment["BLUEWIRE_HOST_BACKEND"] == "legacy" ? .legacy : .engine
         #expect(HostBackend.processDefault == wanted)
         #expect(host.backend == wanted)
     }

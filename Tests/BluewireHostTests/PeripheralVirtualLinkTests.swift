@@ -61,16 +61,13 @@ struct PeripheralVirtualLinkTests {
         var controllers: [VirtualController] = []
         var hosts: [BluetoothHost] = []
 
-        /// Host 0 is the peripheral (address …0B00), on the process's backend; the others are centrals,
-        /// on the legacy backend until the GATT client moves onto the engine (Docs/Design.md,
-        /// "BluetoothHost over the engine"), so that `BLUEWIRE_HOST_BACKEND=engine` runs the
-        /// peripheral side on the engine against centrals that work.
+        /// Host 0 is the peripheral (address …0B00); the others are centrals.
         init(hosts count: Int) async throws {
             for index in 0..<count {
                 let controller = link.addController(publicAddress: BluetoothAddress(value: 0x0000_0000_AA00 + UInt64(index)))
                 let host = BluetoothHost(
                     transport: VirtualTransport(controller: controller),
-                    configuration: HostConfiguration(randomAddress: Self.address(index)), clock: link.clock, backend: index == 0 ? .processDefault : .legacy)
+                    configuration: HostConfiguration(randomAddress: Self.address(index)), clock: link.clock)
                 try await host.start()
                 controllers.append(controller)
                 hosts.append(host)

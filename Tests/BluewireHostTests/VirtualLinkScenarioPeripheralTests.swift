@@ -59,8 +59,7 @@ struct VirtualLinkScenarioPeripheralTests {
     @Test("two centrals use a chat room at once: each write is relayed to both, in order, and the transcript reads back whole",
           .timeLimit(.minutes(2)), arguments: [false, true])
     func twoCentralsShareAChatRoom(radio: Bool) async throws {
-        // The centrals on the legacy backend until the GATT client moves onto the engine (Docs/Design.md).
-        try await withScene(hosts: 3, radio: radio, mtus: [247, 100, 100], legacyCentrals: true) { scene in
+        try await withScene(hosts: 3, radio: radio, mtus: [247, 100, 100]) { scene in
             let room = ChatRoom()
             let roomHost = scene.hosts[0]
             await roomHost.setDatabase(room.database)

@@ -22,10 +22,8 @@ final class VirtualLinkScene: Sendable {
     let addresses: [BluetoothAddress]
     private let pump: Task<Void, Never>?
 
-    /// `mtus[i]` is host i's preferred ATT MTU (517 for hosts beyond the list). With
-    /// `legacyCentrals`, every host but host 0 runs on the legacy backend (HostBackend): a peripheral
-    /// on the engine backend then meets centrals whose GATT client has not moved onto it yet.
-    init(hosts count: Int, radio: Bool, mtus: [UInt16] = [], legacyCentrals: Bool = false) async throws {
+    /// `mtus[i]` is host i's preferred ATT MTU (517 for hosts beyond the list).
+    init(hosts count: Int, radio: Bool, mtus: [UInt16] = []) async throws {
         let clock = TestClock()
         let link = VirtualLink(clock: clock, timing: radio ? .radio() : .immediate)
         self.clock = clock
@@ -42,7 +40,7 @@ final class VirtualLinkScene: Sendable {
                 transport: VirtualTransport(controller: controllers[index]),
                 configuration: HostConfiguration(
                     randomAddress: addresses[index], preferredMTU: index < mtus.count ? mtus[index] : 517),
-                clock: clock, backend: legacyCentrals && index > 0 ? .legacy : .processDefault)
+                clock: clock)
         }
         pump = radio ? Task { await clock.runFreely() } : nil
         for host in hosts { try await host.start() }
@@ -73,9 +71,9 @@ struct ScenarioFailure: Error, CustomStringConvertible {
 
 /// Runs `body` on a fresh scene and closes it afterwards, whatever happens.
 func withScene<T>(
-    hosts count: Int, radio: Bool, mtus: [UInt16] = [], legacyCentrals: Bool = false, _ body: (VirtualLinkScene) async throws -> T
+    hosts count: Int, radio: Bool, mtus: [UInt16] = [], _ body: (VirtualLinkScene) async throws -> T
 ) async throws -> T {
-    let scene = try await VirtualLinkScene(hosts: count, radio: radio, mtus: mtus, legacyCentrals: legacyCentrals)
+    let scene = try await VirtualLinkScene(hosts: count, radio: radio, mtus: mtus)
     do {
         let result = try await body(scene)
         await scene.close()

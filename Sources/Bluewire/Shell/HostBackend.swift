@@ -3,20 +3,19 @@ import Glibc
 /// Which implementation a `BluetoothHost` runs on while it moves onto the sans-I/O `HostEngine`
 /// (Docs/Design.md, "BluetoothHost over the engine").
 ///
-/// `.legacy` is BluetoothHost's own protocol code, the default. `.engine` runs the host on an
-/// `EngineHost` that shares the BluetoothHost's executor, so the host's synchronous API stays
-/// synchronous: it covers the areas moved so far (bring-up, raw commands, events) and the rest
-/// still answers from the legacy code. The switch is for the test suites, which run the moved
-/// areas both ways (`BLUEWIRE_HOST_BACKEND=engine`, Docs/Testing.md); it goes away when the move
-/// is finished.
+/// `.engine`, the default, runs the host on an `EngineHost` that shares the BluetoothHost's
+/// executor, so the host's synchronous API stays synchronous; every public area runs there.
+/// `.legacy` is BluetoothHost's older protocol code, kept for one more step so the test suites can
+/// still compare the two (`BLUEWIRE_HOST_BACKEND=legacy`, Docs/Testing.md); it goes, with this
+/// switch, when that code is deleted.
 @_spi(Testing) public enum HostBackend: Sendable, Hashable {
     case legacy, engine
 
-    /// `BLUEWIRE_HOST_BACKEND=engine` in the environment selects `.engine` for every host the
-    /// process creates without naming a backend; anything else is `.legacy`.
+    /// `BLUEWIRE_HOST_BACKEND=legacy` in the environment selects `.legacy` for every host the
+    /// process creates without naming a backend; anything else is `.engine`.
     public static var processDefault: HostBackend {
-        guard let value = getenv("BLUEWIRE_HOST_BACKEND") else { return .legacy }
-        return String(cString: value) == "engine" ? .engine : .legacy
+        guard let value = getenv("BLUEWIRE_HOST_BACKEND") else { return .engine }
+        return String(cString: value) == "legacy" ? .legacy : .engine
     }
 }
 
