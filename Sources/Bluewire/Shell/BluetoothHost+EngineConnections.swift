@@ -65,7 +65,16 @@ extension BluetoothHost {
 
     func engineConnectionState(_ engineHost: EngineHost, handle: UInt16) -> ConnectionState {
         guard let link = shell.links[handle] else { return endedLinkStates[handle] ?? .initial }
-        return engineHost.assumeIsolated { $0.engine.state(of: link.peer) }
+        return engineLinkState(peer: link.peer, role: link.role)
+    }
+
+    /// The state of a live link: for one this host made as central, its peer's machine in the engine;
+    /// for one a central made to this host, Connected.Idle. The engine keeps no machine for those (it
+    /// runs no GATT client procedure of its own there), and the legacy host's machine of such a link
+    /// only ever went Connecting → Connected.Idle.
+    func engineLinkState(peer: BluetoothAddress, role: LinkRole) -> ConnectionState {
+        guard role == .central else { return .connected(.idle) }
+        return engineHost?.assumeIsolated { $0.engine.state(of: peer) } ?? .initial
     }
 
     func engineWaitForDisconnection(handle: UInt16) async -> HCIStatus {
@@ -78,7 +87,7 @@ extension BluetoothHost {
     func engineLinkUp(_ link: HostConnection) {
         var shellLink = ShellLink(peer: link.peer, role: LinkRole(link.role))
         let connection = Connection(host: self, handle: link.handle, peer: link.peer, role: shellLink.role)
-        let state = engineHost?.assumeIsolated { $0.engine.state(of: link.peer) } ?? .initial
+        let state = engineLinkState(peer: link.peer, role: shellLink.role)
         let session = GATTClientSession(connection: connection, state: state)
         shellLink.gattClient = session
         shell.gattSessions.removeAll { $0.session == nil }
@@ -93,7 +102,7 @@ extension BluetoothHost {
         endedLinks[handle] = reason
         // Before anything waiting on the link resumes, so each of them can say why it ended.
         link.gattClient?.recordDisconnection(reason: reason)
-        endedLinkStates[handle] = engineHost?.assumeIsolated { $0.engine.state(of: link.peer) } ?? .initial
+        endedLinkStates[handle] = link.role == .central ? engineLinkState(peer: link.peer, role: .central) : .initial
         for subscribers in link.notificationSubscribers.values { for subscriber in subscribers.values { subscriber.finish() } }
         for subscriber in link.allNotificationSubscribers.values { subscriber.finish() }
         for sinks in link.notificationSinks.values { for sink in sinks.values { sink.queue.finish() } }
