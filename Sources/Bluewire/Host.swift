@@ -85,6 +85,8 @@ public actor BluetoothHost {
     // and what the shell keeps of its own.
     let engineHost: EngineHost?
     var shell = EngineShellState()
+    /// Where the engine host's notifications go, read by its handler without the actor (Shell/).
+    nonisolated let notificationRoutes = ShellNotificationRoutes()
     /// The actor whose executor this host runs on: the engine's, or an empty anchor (HostBackend.swift).
     let executorAnchor: any Actor
 

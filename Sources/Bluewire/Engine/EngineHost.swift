@@ -51,6 +51,9 @@ public actor EngineHost {
     /// A `BluetoothHost` on this host's executor (Shell/): gets every event but notifications, in
     /// order with the completions, then `.finished` when the host closes or its transport ends.
     var shellTap: (@Sendable (EngineShellTap) -> Void)?
+    /// Whether the shell wants `.drained` at the end of each drain (while it has ACL queue waiters):
+    /// off, a drain costs it nothing.
+    var shellWantsDrained = false
     /// The request `performNow` runs, and its completion once the drain saw it (EngineHost+PerformNow).
     var immediateRequest: HostRequestID?
     var immediateResult: Result<HostCompletion, HostEngineError>?
@@ -202,7 +205,7 @@ public actor EngineHost {
                 for observer in observers.values { observer.yield(event) }
             }
         }
-        shellTap?(.drained)
+        if shellWantsDrained { shellTap?(.drained) }
         armTimer()
     }
 

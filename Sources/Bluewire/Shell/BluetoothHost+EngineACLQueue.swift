@@ -17,6 +17,7 @@ extension BluetoothHost {
                     return
                 }
                 aclQueueWaiters.append(ACLQueueWaiter(id: id, connection: connection, atMost: atMost, continuation: continuation))
+                engineHost.assumeIsolated { $0.shellWantsDrained = true }
             }
         } onCancel: {
             Task { await self.cancelACLQueueWaiter(id) }
@@ -42,6 +43,10 @@ extension BluetoothHost {
     /// Resumes the waiters whose link's queue is short enough now, or whose link is gone (all of
     /// them once the engine host has finished).
     func engineResumeACLQueueWaiters() {
+        defer {
+            let wanted = !aclQueueWaiters.isEmpty
+            engineHost?.assumeIsolated { $0.shellWantsDrained = wanted }
+        }
         guard !aclQueueWaiters.isEmpty else { return }
         guard let engineHost, phase != .closed else {
             let ended = aclQueueWaiters

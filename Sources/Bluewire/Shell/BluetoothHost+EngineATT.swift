@@ -70,9 +70,9 @@ extension BluetoothHost {
         let id = nextObserverID
         nextObserverID += 1
         if let valueHandle {
-            shell.links[handle]?.notificationSubscribers[valueHandle, default: [:]][id] = continuation
+            notificationRoutes.links[handle]?.subscribers[valueHandle, default: [:]][id] = continuation
         } else {
-            shell.links[handle]?.allNotificationSubscribers[id] = continuation
+            notificationRoutes.links[handle]?.allSubscribers[id] = continuation
         }
         continuation.onTermination = { _ in Task { await self.engineUnsubscribe(handle, valueHandle, id) } }
         return stream
@@ -80,32 +80,19 @@ extension BluetoothHost {
 
     func engineUnsubscribe(_ handle: UInt16, _ valueHandle: UInt16?, _ id: UInt64) {
         if let valueHandle {
-            shell.links[handle]?.notificationSubscribers[valueHandle]?[id] = nil
+            notificationRoutes.links[handle]?.subscribers[valueHandle]?[id] = nil
         } else {
-            shell.links[handle]?.allNotificationSubscribers[id] = nil
+            notificationRoutes.links[handle]?.allSubscribers[id] = nil
         }
     }
 
     /// Installs the engine host's notification handler: every notification and confirmed indication
-    /// reaches this host synchronously, on the executor the two share, as its packet is decoded.
+    /// goes to this host's routes synchronously, on the executor the two share, as its packet is
+    /// decoded (ShellNotificationRoutes: no actor state and no allocation on the way).
     func installNotificationRoute(_ engineHost: EngineHost) {
-        let route: @Sendable (UInt16, GATTNotification) -> Void = { [weak self] handle, notification in
-            self?.assumeIsolated { $0.engineNotification(notification, on: handle) }
+        let route: @Sendable (UInt16, GATTNotification) -> Void = { [weak routes = notificationRoutes] handle, notification in
+            routes?.deliver(notification, on: handle)
         }
         engineHost.assumeIsolated { $0.setNotificationHandler(route) }
-    }
-
-    /// One notification or indication from a peer's server, to the link's subscribers. Service Changed
-    /// (Core Vol 3 Part G §7.1) invalidates the client's cache before anyone acts on the indication.
-    func engineNotification(_ notification: GATTNotification, on handle: UInt16) {
-        guard let link = shell.links[handle] else { return }
-        if notification.isIndication, let client = link.gattClient { client.indicationReceived(notification) }
-        if let sinks = link.notificationSinks[notification.handle] {
-            for sink in sinks.values { sink.deliver(notification) }
-        }
-        if let subscribers = link.notificationSubscribers[notification.handle] {
-            for subscriber in subscribers.values { subscriber.yield(notification) }
-        }
-        for subscriber in link.allNotificationSubscribers.values { subscriber.yield(notification) }
     }
 }

@@ -12,12 +12,6 @@ struct ShellLink {
     /// The link's GATT client (its operation queue, discovered database and transitions), fed from
     /// the engine's `.stateChanged` for the peer and its notifications.
     var gattClient: GATTClientSession?
-    /// `Connection.notifications(valueHandle:)` streams: per value handle, then per subscriber id.
-    var notificationSubscribers: [UInt16: [UInt64: AsyncStream<GATTNotification>.Continuation]] = [:]
-    /// `Connection.notifications()` streams for every handle.
-    var allNotificationSubscribers: [UInt64: AsyncStream<GATTNotification>.Continuation] = [:]
-    /// `GATTClient` subscriptions: per value handle, then per registration id.
-    var notificationSinks: [UInt16: [UInt64: NotificationSink]] = [:]
 }
 
 extension BluetoothHost {
@@ -93,6 +87,7 @@ extension BluetoothHost {
         shell.gattSessions.removeAll { $0.session == nil }
         shell.gattSessions.append(WeakGATTClientSession(session: session))
         shell.links[link.handle] = shellLink
+        notificationRoutes.links[link.handle] = ShellNotificationRoutes.Link(gattClient: session)
         endedLinks[link.handle] = nil
         endedLinkStates[link.handle] = nil
     }
@@ -103,9 +98,7 @@ extension BluetoothHost {
         // Before anything waiting on the link resumes, so each of them can say why it ended.
         link.gattClient?.recordDisconnection(reason: reason)
         endedLinkStates[handle] = link.role == .central ? engineLinkState(peer: link.peer, role: .central) : .initial
-        for subscribers in link.notificationSubscribers.values { for subscriber in subscribers.values { subscriber.finish() } }
-        for subscriber in link.allNotificationSubscribers.values { subscriber.finish() }
-        for sinks in link.notificationSinks.values { for sink in sinks.values { sink.queue.finish() } }
+        notificationRoutes.linkDown(handle)
         link.gattClient?.linkDisconnected()
         for waiter in link.disconnectWaiters { waiter.resume(returning: reason) }
         return link

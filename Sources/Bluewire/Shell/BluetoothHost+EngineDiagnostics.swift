@@ -18,11 +18,9 @@ extension BluetoothHost {
         d.liveGATTSessions = shell.gattSessions.count { $0.session != nil }
         for link in shell.links.values {
             d.disconnectWaiters += link.disconnectWaiters.count
-            d.notificationSubscribers += link.allNotificationSubscribers.count
-                + link.notificationSubscribers.values.reduce(0) { $0 + $1.count }
-                + link.notificationSinks.values.reduce(0) { $0 + $1.count }
             if link.role == .peripheral { d.peripheralCentrals += 1 }
         }
+        for link in notificationRoutes.links.values { d.notificationSubscribers += link.count }
         engineHost.assumeIsolated { host in
             let engine = host.engine
             d.requestWaiters = engine.pendingClientRequests

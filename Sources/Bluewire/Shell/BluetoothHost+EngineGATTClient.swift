@@ -98,7 +98,7 @@ extension BluetoothHost {
         let queue = NotificationQueue()
         let id = nextObserverID
         nextObserverID += 1
-        shell.links[connection.handle]?.notificationSinks[valueHandle, default: [:]][id] = NotificationSink(queue: queue, handler: handler)
+        notificationRoutes.links[connection.handle]?.sinks[valueHandle, default: [:]][id] = NotificationSink(queue: queue, handler: handler)
         let handle = connection.handle
         let registration = NotificationRegistration(queue: queue) { [weak self] in
             guard let self else { return }
@@ -110,7 +110,7 @@ extension BluetoothHost {
     /// `endNotifications` on the engine backend.
     func engineEndNotifications(handle: UInt16, valueHandle: UInt16, id: UInt64) {
         guard shell.links[handle] != nil else { return }
-        shell.links[handle]?.notificationSinks[valueHandle]?.removeValue(forKey: id)?.queue.finish()
-        if shell.links[handle]?.notificationSinks[valueHandle]?.isEmpty == true { shell.links[handle]?.notificationSinks[valueHandle] = nil }
+        notificationRoutes.links[handle]?.sinks[valueHandle]?.removeValue(forKey: id)?.queue.finish()
+        if notificationRoutes.links[handle]?.sinks[valueHandle]?.isEmpty == true { notificationRoutes.links[handle]?.sinks[valueHandle] = nil }
     }
 }
