@@ -21,9 +21,9 @@ struct ShellLink {
 }
 
 extension BluetoothHost {
-    /// `connect(to:parameters:timeout:)` on the engine backend: the engine's `.connect`, which runs
-    /// the peer's state machine, stops a running scan first and prepares the link as the legacy
-    /// host does. Cancelling the calling task withdraws the attempt (`.cancelConnect`).
+    /// `connect(to:parameters:timeout:)`: the engine's `.connect`, which runs
+    /// the peer's state machine, stops a running scan first and prepares the link (2M preferred,
+    /// data length 251). Cancelling the calling task withdraws the attempt (`.cancelConnect`).
     func engineConnect(
         _ engineHost: EngineHost, to peer: BluetoothAddress, parameters: LEConnectionParameters, timeout: TimeSpan?
     ) async throws(HostError) -> Connection {
@@ -46,10 +46,10 @@ extension BluetoothHost {
     }
 
     func engineCancelConnect() {
-        _ = engineHost?.assumeIsolated { $0.performNow(.cancelConnect) }
+        _ = engineHost.assumeIsolated { $0.performNow(.cancelConnect) }
     }
 
-    /// `disconnect(handle:reason:)` on the engine backend: done at the link's Disconnection Complete.
+    /// `disconnect(handle:reason:)`: done at the link's Disconnection Complete.
     func engineDisconnect(_ engineHost: EngineHost, handle: UInt16, reason: HCIStatus) async throws(HostError) {
         switch await engineHost.perform(.disconnect(handle: handle, reason: reason)) {
         case .success, .failure(.unknownConnection): return
@@ -78,7 +78,7 @@ extension BluetoothHost {
     func engineLinkUp(_ link: HostConnection) {
         var shellLink = ShellLink(peer: link.peer, role: LinkRole(link.role))
         let connection = Connection(host: self, handle: link.handle, peer: link.peer, role: shellLink.role)
-        let state = engineHost?.assumeIsolated { $0.engine.state(of: link.peer) } ?? .initial
+        let state = engineHost.assumeIsolated { $0.engine.state(of: link.peer) }
         let session = GATTClientSession(connection: connection, state: state)
         shellLink.gattClient = session
         shell.gattSessions.removeAll { $0.session == nil }
@@ -93,7 +93,7 @@ extension BluetoothHost {
         endedLinks[handle] = reason
         // Before anything waiting on the link resumes, so each of them can say why it ended.
         link.gattClient?.recordDisconnection(reason: reason)
-        endedLinkStates[handle] = engineHost?.assumeIsolated { $0.engine.state(of: link.peer) } ?? .initial
+        endedLinkStates[handle] = engineHost.assumeIsolated { $0.engine.state(of: link.peer) }
         for subscribers in link.notificationSubscribers.values { for subscriber in subscribers.values { subscriber.finish() } }
         for subscriber in link.allNotificationSubscribers.values { subscriber.finish() }
         for sinks in link.notificationSinks.values { for sink in sinks.values { sink.queue.finish() } }
