@@ -17,7 +17,8 @@ public struct HostDiagnostics: Sendable, Hashable, CustomStringConvertible {
     public var liveGATTSessions = 0
     /// ATT requests of the local client waiting for their response, on live links.
     public var requestWaiters = 0
-    /// `indicate` calls of the local server waiting on a link's bearer, on live links.
+    /// `indicate` calls of the local server waiting on a link's bearer, on live links. Always 0: the
+    /// engine's server holds them, counted in `indicationTickets`.
     public var indicationWaiters = 0
     /// Callers waiting for a link to end, on live links.
     public var disconnectWaiters = 0

@@ -7,8 +7,8 @@ import BluewireL2CAP
 import BluewireTransport
 import Logging
 
-/// A Bluetooth LE host: runs the sans-I/O stack (HCI, L2CAP, ATT, GATT) over one transport, on one
-/// serial executor (this actor), with an async/await API.
+/// A Bluetooth LE host: runs the sans-I/O host engine (HCI, L2CAP, ATT, GATT) over one
+/// transport, on one serial executor shared with its `EngineHost`, with an async/await API.
 ///
 /// ```swift
 /// let host = BluetoothHost(transport: try await TransportSpec(parsing: "tcp:127.0.0.1:9000").open())
@@ -16,9 +16,11 @@ import Logging
 /// for try await device in host.scan() { print(device.address, device.name ?? "") }
 /// ```
 ///
-/// Packets arrive from the transport in order and are handled one at a time on this actor; packets
-/// to the controller go through a single writer in the order the stack produced them. The Host is
-/// the only part of Bluewire that reads a clock (`HostClock`) or does I/O (through the transport).
+/// Every protocol decision is the engine's (`BluewireHostEngine`); this actor is its shell
+/// (Sources/Bluewire/Shell/, Docs/Design.md "BluetoothHost over the engine"). Packets arrive from
+/// the transport in order and are handled one at a time on the shared executor; packets to the
+/// controller leave in the order the engine produced them. The Host is the only part of Bluewire
+/// that reads a clock (`HostClock`) or does I/O (through the transport).
 public actor BluetoothHost {
     /// The transport to the controller.
     public nonisolated let transport: any HCITransport
