@@ -16,7 +16,8 @@ extension HostEngineConfiguration {
 }
 
 extension BluetoothHost {
-    /// `start()`: the engine's bring-up (`ControllerBringUp`), with the engine host's events routed to this host first.
+    /// `start()`: the engine's bring-up (`ControllerBringUp`), with the engine host's events routed
+    /// to this host first.
     func engineStart(_ engineHost: EngineHost) async throws(HostError) -> ControllerInfo {
         if phase == .closed { throw .notRunning }
         installShellTap(engineHost)
