@@ -68,12 +68,6 @@ bash scripts/fuzz.sh all 20
 
 run_tests peers 40m --no-parallel --filter "$peers"
 
-# BluetoothHost runs on the sans-I/O engine (Docs/Design.md, "BluetoothHost over the engine"); the
-# peer tests above ran every host there. Until the older backend is deleted, every BluetoothHost
-# suite runs once more with every host on it, so the two are still compared. HostBackendTests fails
-# this run if the variable did not reach the hosts.
-BLUEWIRE_HOST_BACKEND=legacy run_tests host-on-legacy 15m --no-parallel --filter 'BluewireHostTests|InteropTests'
-
 echo "== memory flat: decoding a capture 10x larger (peak RSS)"
 BLUEWIRE_BINARY="$(swift build --show-bin-path)/bluewire" bash scripts/rss-check.sh
 

@@ -78,99 +78,31 @@ public struct Connection: Sendable, Hashable, CustomStringConvertible {
     public var state: ConnectionState {
         get async { await host.connectionState(handle: handle) }
     }
-
-    /// Fires a trigger on this connection's state machine (refused triggers throw, naming state and trigger).
-    /// Internal: only the host moves the state machine, in step with the link (a caller firing triggers
-    /// could put it out of step with what the controller reports).
-    @discardableResult
-    func fire(_ trigger: ConnectionTrigger) async throws(ConnectionError) -> ConnectionTransition {
-        try await host.fire(trigger, on: handle)
-    }
 }
 
 extension BluetoothHost {
     func attRequest(_ pdu: ATTPDU, on handle: UInt16) async throws(ConnectionError) -> ATTPDU {
-        if let engineHost { return try await engineATTRequest(engineHost, pdu, on: handle) }
-        guard let link = links[handle] else { throw .disconnected(endedReason(handle)) }
-        let id: ATTRequestID
-        do throws(ATTBearerError) {
-            id = try link.bearer.send(request: pdu, now: now)
-        } catch {
-            throw .att(error)
-        }
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                link.requestWaiters[id] = continuation
-                drainBearer(handle: handle)
-            }
-        } onCancel: {
-            Task { await self.abandonRequest(id, on: handle) }
-        }
-        return try result.get()
-    }
-
-    /// The caller of a request stopped waiting: answer it now. The bearer keeps the transaction
-    /// open; its late response finds no waiter and is dropped.
-    func abandonRequest(_ id: ATTRequestID, on handle: UInt16) {
-        links[handle]?.requestWaiters.removeValue(forKey: id)?.resume(returning: .failure(.cancelled))
+        try await engineATTRequest(engineHost, pdu, on: handle)
     }
 
     func attCommand(_ pdu: ATTPDU, on handle: UInt16) async throws(ConnectionError) {
-        if let engineHost { return try await engineATTCommand(engineHost, pdu, on: handle) }
-        guard let link = links[handle] else { throw .disconnected(endedReason(handle)) }
-        do throws(ATTBearerError) {
-            try link.bearer.send(command: pdu)
-        } catch {
-            throw .att(error)
-        }
-        drainBearer(handle: handle)
+        try await engineATTCommand(engineHost, pdu, on: handle)
     }
 
     func exchangeMTU(on handle: UInt16) async throws(ConnectionError) -> Int {
-        if let engineHost { return try await engineExchangeMTU(engineHost, on: handle) }
-        let response = try await attRequest(.exchangeMTURequest(clientRxMTU: configuration.preferredMTU), on: handle)
-        if case .errorResponse(let request, let attHandle, let code) = response {
-            throw .attError(code, request: request, handle: attHandle)
-        }
-        return mtu(on: handle)
+        try await engineExchangeMTU(engineHost, on: handle)
     }
 
     func mtu(on handle: UInt16) -> Int {
-        if let engineHost { return engineMTU(engineHost, on: handle) }
-        return links[handle]?.bearer.mtu ?? ATTBearer.defaultMTU
+        engineMTU(engineHost, on: handle)
     }
 
     func subscribe(on handle: UInt16, valueHandle: UInt16?) -> AsyncStream<GATTNotification> {
-        if engineHost != nil { return engineSubscribe(on: handle, valueHandle: valueHandle) }
-        let (stream, continuation) = AsyncStream<GATTNotification>.makeStream(bufferingPolicy: .unbounded)
-        guard let link = links[handle] else {
-            continuation.finish()
-            return stream
-        }
-        let id = nextObserverID
-        nextObserverID += 1
-        if let valueHandle {
-            link.notificationSubscribers[valueHandle, default: [:]][id] = continuation
-        } else {
-            link.allNotificationSubscribers[id] = continuation
-        }
-        continuation.onTermination = { _ in Task { await self.unsubscribe(handle, valueHandle, id) } }
-        return stream
-    }
-
-    func unsubscribe(_ handle: UInt16, _ valueHandle: UInt16?, _ id: UInt64) {
-        guard let link = links[handle] else { return }
-        if let valueHandle {
-            link.notificationSubscribers[valueHandle]?[id] = nil
-        } else {
-            link.allNotificationSubscribers[id] = nil
-        }
+        engineSubscribe(on: handle, valueHandle: valueHandle)
     }
 
     func waitForDisconnection(handle: UInt16) async -> HCIStatus {
-        if engineHost != nil { return await engineWaitForDisconnection(handle: handle) }
-        guard let link = links[handle] else { return endedReason(handle) }
-        return await withCheckedContinuation { continuation in link.disconnectWaiters.append(continuation) }
+        await engineWaitForDisconnection(handle: handle)
     }
 
     /// Why the link of `handle` ended, or Unknown Connection Identifier if there never was one.
@@ -178,19 +110,9 @@ extension BluetoothHost {
         endedLinks[handle] ?? .unknownConnectionIdentifier
     }
 
-    func isConnected(handle: UInt16) -> Bool { engineHost == nil ? links[handle] != nil : shell.links[handle] != nil }
+    func isConnected(handle: UInt16) -> Bool { shell.links[handle] != nil }
 
     func connectionState(handle: UInt16) -> ConnectionState {
-        if let engineHost { return engineConnectionState(engineHost, handle: handle) }
-        return links[handle]?.peerState.state ?? endedLinkStates[handle] ?? .initial
-    }
-
-    func fire(_ trigger: ConnectionTrigger, on handle: UInt16) throws(ConnectionError) -> ConnectionTransition {
-        guard let link = links[handle] else { throw .disconnected(endedReason(handle)) }
-        do throws(ConnectionTriggerRefused) {
-            return try link.peerState.fire(trigger)
-        } catch {
-            throw .refused(error)
-        }
+        engineConnectionState(engineHost, handle: handle)
     }
 }

@@ -13,40 +13,7 @@ extension BluetoothHost {
     /// answered with Command Disallowed). Programs call this on every exit path; `close()` alone
     /// only closes the transport.
     public func release(timeout: TimeSpan = .seconds(2)) async {
-        if let engineHost { return await engineRelease(engineHost, timeout: timeout) }
-        if phase == .running {
-            cancelConnectionAttempt()
-            if scanSession != nil { await stopScan() }
-            if peripheral.advertising.isEnabled { try? await stopAdvertising() }
-            let handles = Array(links.keys)
-            if !handles.isEmpty {
-                for handle in handles {
-                    _ = await sendCommandResult(.disconnect(Disconnect(connectionHandle: handle, reason: .remoteUserTerminatedConnection)))
-                }
-                let deadline = now + timeout
-                let clock = self.clock
-                // Whichever comes first: every Disconnection Complete, or the deadline (then
-                // `close()` below ends what is left).
-                let timer = Task { [weak self] in
-                    try? await clock.sleep(until: deadline)
-                    await self?.endReleaseWait()
-                }
-                for handle in handles where links[handle] != nil {
-                    guard let link = links[handle] else { continue }
-                    _ = await withCheckedContinuation { continuation in link.disconnectWaiters.append(continuation) }
-                }
-                timer.cancel()
-            }
-        }
-        await close()
-    }
-
-    /// The release deadline passed: stop waiting for Disconnection Complete.
-    func endReleaseWait() {
-        for link in links.values {
-            for waiter in link.disconnectWaiters { waiter.resume(returning: .connectionTerminatedByLocalHost) }
-            link.disconnectWaiters.removeAll()
-        }
+        await engineRelease(engineHost, timeout: timeout)
     }
 
     /// Clears what a previous program may have left running on the controller, where HCI allows it
@@ -56,17 +23,6 @@ extension BluetoothHost {
     /// it. Each command's refusal (nothing to cancel, command unknown) is expected and ignored.
     /// Connections left up cannot be found through HCI: their handles are unknown to a new host.
     public func clearControllerLeftovers() async {
-        if let engineHost { return await engineClearControllerLeftovers(engineHost) }
-        guard phase == .running, let controller else { return }
-        var commands: [HCICommand] = [
-            controller.supportsExtendedScanning
-                ? .leSetExtendedScanEnable(LESetExtendedScanEnable(enable: false))
-                : .leSetScanEnable(LESetScanEnable(enable: false)),
-            controller.supportsExtendedAdvertising
-                ? .leSetExtendedAdvertisingEnable(LESetExtendedAdvertisingEnable(enable: false, sets: []))
-                : .leSetAdvertisingEnable(LESetAdvertisingEnable(enable: false)),
-        ]
-        commands.append(.leCreateConnectionCancel)
-        await runProcedure { [commands] host in for command in commands { _ = await host.sendCommandResult(command) } }
+        await engineClearControllerLeftovers(engineHost)
     }
 }

@@ -34,18 +34,6 @@ extension BluetoothHost {
     func removeObserver(_ id: UInt64) { eventObservers[id] = nil }
 
     func publish(_ event: HostEvent) {
-        peripheralObserve(event)
         for observer in eventObservers.values { observer.yield(event) }
-    }
-
-    /// Publishes what the GATT server reported since the last call (and the writes its dynamic
-    /// handlers accepted). Called after every call into the server, so its bounded event buffer
-    /// never fills.
-    @discardableResult
-    func publishServerEvents() -> [GATTServerEvent] {
-        publishDynamicWrites()
-        let events = gattServer.takeEvents()
-        for event in events { publish(.server(event)) }
-        return events
     }
 }

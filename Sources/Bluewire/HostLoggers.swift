@@ -1,13 +1,10 @@
 import Logging
 
-/// One swift-log logger per layer (Docs/Design.md: `trace` shows every packet, `debug` state changes).
-/// The sans-I/O layers do not log; they return diagnostics that the Host logs here.
+/// One swift-log logger per layer the host logs for (Docs/Design.md: `debug` state changes, errors
+/// the host recovers from). The sans-I/O engine does not log; the host logs here what it reports.
 struct HostLoggers: Sendable {
     var transport: Logger
     var hci: Logger
-    var l2cap: Logger
-    var att: Logger
-    var gatt: Logger
 
     /// Each layer's logger is `base` (its handler, level and metadata: a program's own log handler
     /// receives everything) with the layer in the `layer` metadata.
@@ -19,8 +16,5 @@ struct HostLoggers: Sendable {
         }
         transport = named("transport")
         hci = named("hci")
-        l2cap = named("l2cap")
-        att = named("att")
-        gatt = named("gatt")
     }
 }

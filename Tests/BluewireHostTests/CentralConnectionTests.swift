@@ -9,7 +9,7 @@ struct CentralConnectionTests {
     @Test("2M is preferred before connecting and a data length refused with a bare status does not fail the connection")
     func linkSetupToleratesRefusal() async throws {
         let bench = try await CentralTestBench.make()
-        // Sent right behind the connection: by the time connect returns (legacy backend) or just after (engine).
+        // Sent right behind the connection: by the time connect returns or just after.
         try await waitUntil { bench.peripheral.receivedCommands.contains(0x2022) }
         let commands = bench.peripheral.receivedCommands
         let defaultPHY = try #require(commands.firstIndex(of: 0x2031), "LE Set Default PHY sent")

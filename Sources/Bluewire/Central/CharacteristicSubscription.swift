@@ -80,34 +80,10 @@ extension GATTClient {
         to characteristic: GATTCharacteristic, indications: Bool,
         handler: (@Sendable (GATTNotification) -> Void)?
     ) async throws(GATTError) -> CharacteristicSubscription {
-        try await operation { context in
+        try await operation { _ in
             try self.requireDiscovered(characteristic)
-            let host = self.connection.host, connection = self.connection
             let known = self.session.cache.clientConfigurationHandle(of: characteristic)
-            if host.backend == .engine {
-                return try await self.engineSubscribe(to: characteristic, indications: indications, descriptorHandle: known, handler: handler)
-            }
-            let (registration, descriptorHandle) = try await self.phase(.write) {
-                guard let registration = await host.registerNotifications(
-                    on: connection, valueHandle: characteristic.valueHandle, handler: handler) else {
-                    throw GATTError.disconnected(self.session.disconnection ?? .unknownConnectionIdentifier)
-                }
-                do {
-                    let handle = try await context.perform(ConfigureClientCharacteristicConfiguration.subscribe(
-                        to: characteristic, indications: indications, descriptorHandle: known))
-                    return (registration, handle)
-                } catch {
-                    await host.endNotifications(handle: connection.handle, valueHandle: characteristic.valueHandle, id: registration.id)
-                    throw error
-                }
-            }
-            self.session.withState { state in
-                state.subscriptions[registration.id] = .init(characteristic: characteristic, descriptorHandle: descriptorHandle)
-            }
-            try await host.fireSubscriptionTrigger(.enableNotifications, on: connection)
-            return CharacteristicSubscription(
-                characteristic: characteristic, descriptorHandle: descriptorHandle, indications: indications,
-                id: registration.id, registration: registration.registration, session: self.session)
+            return try await self.engineSubscribe(to: characteristic, indications: indications, descriptorHandle: known, handler: handler)
         }
     }
 
@@ -115,34 +91,26 @@ extension GATTClient {
     /// client still uses the characteristic), then ends its sequence. The last one fires
     /// `DisableNotifications`.
     public func unsubscribe(_ subscription: CharacteristicSubscription) async throws(GATTError) {
-        try await operation { context in
+        try await operation { _ in
             let host = self.connection.host, connection = self.connection
             let characteristic = subscription.characteristic
             let othersOnCharacteristic = self.session.withState { state in
                 state.subscriptions.contains { $0.key != subscription.id && $0.value.characteristic.valueHandle == characteristic.valueHandle }
             }
-            if !othersOnCharacteristic, host.backend == .engine {
+            if !othersOnCharacteristic {
+                // The engine's `.unsubscribe` writes the CCCD and fires Write, OperationCompleted
+                // and, for the last subscription, DisableNotifications.
                 _ = try await host.engineConfigure(
                     .unsubscribe(characteristic, descriptorHandle: subscription.descriptorHandle), on: connection)
-            } else if !othersOnCharacteristic {
-                _ = try await self.phase(.write) {
-                    try await context.perform(ConfigureClientCharacteristicConfiguration.unsubscribe(
-                        from: characteristic, descriptorHandle: subscription.descriptorHandle))
-                }
             }
-            let remaining = self.session.withState { state in
-                state.subscriptions[subscription.id] = nil
-                return state.subscriptions.count
-            }
+            self.session.withState { state in state.subscriptions[subscription.id] = nil }
             await host.endNotifications(handle: connection.handle, valueHandle: characteristic.valueHandle, id: subscription.id)
-            // On the engine backend its `.unsubscribe` fired DisableNotifications already.
-            if remaining == 0, host.backend == .legacy { try await host.fireSubscriptionTrigger(.disableNotifications, on: connection) }
         }
     }
 }
 
 extension GATTClient {
-    /// `subscribe` on the engine backend: the registration first, then the engine's `.subscribe`,
+    /// `subscribe` through the engine: the registration first, then the engine's `.subscribe`,
     /// which writes the CCCD (finding it with Find Information if its handle is not cached) and fires
     /// Write, OperationCompleted and, for the first subscription, EnableNotifications.
     func engineSubscribe(

@@ -9,10 +9,7 @@ extension Connection {
     ///   Unknown Connection Identifier once the link is gone, Invalid HCI Command Parameters out of
     ///   the ranges); the link keeps working with the lengths it had.
     public func requestDataLength(txOctets: UInt16 = 251, txTime: UInt16 = 2120) async throws(HostError) {
-        if let engineHost = host.engineHost {
-            return try await host.engineRequestDataLength(engineHost, handle: handle, txOctets: txOctets, txTime: txTime)
-        }
-        _ = try await host.send(.leSetDataLength(LESetDataLength(connectionHandle: handle, txOctets: txOctets, txTime: txTime)))
+        try await host.engineRequestDataLength(host.engineHost, handle: handle, txOctets: txOctets, txTime: txTime)
     }
 
     /// Asks for a PHY change on this link (LE Set PHY, §7.8.49), e.g. `[.le2M]` both ways. The
@@ -22,20 +19,16 @@ extension Connection {
     public func requestPHY(
         tx: LEPHYSet = [.le2M], rx: LEPHYSet = [.le2M], timeout: TimeSpan = .seconds(1)
     ) async throws(HostError) {
-        if let engineHost = host.engineHost {
-            return try await host.engineRequestPHY(engineHost, handle: handle, tx: tx, rx: rx, timeout: timeout)
-        }
-        _ = try await host.send(.leSetPHY(LESetPHY(connectionHandle: handle, txPHYs: tx, rxPHYs: rx)), timeout: timeout)
+        try await host.engineRequestPHY(host.engineHost, handle: handle, tx: tx, rx: rx, timeout: timeout)
     }
 
     /// Asks the controller to change this link's connection parameters (LE Connection Update,
-    /// §7.8.18); the result arrives as `HostEvent.connectionUpdated`. On the engine backend it returns
-    /// once LE Connection Update Complete has come (after that event), and fails with its status
-    /// when the update failed; on the legacy one, at the Command Status.
+    /// §7.8.18); the result arrives as `HostEvent.connectionUpdated`. It returns once LE Connection
+    /// Update Complete has come (§7.7.65.3, after that event), and fails with its status when the
+    /// update failed.
     /// - Throws: `HostError.command` when the controller refuses (Unknown Connection Identifier once
     ///   the link is gone, Invalid HCI Command Parameters for values out of range).
     public func updateParameters(_ parameters: LEConnectionParameters) async throws(HostError) {
-        if let engineHost = host.engineHost { return try await host.engineUpdateParameters(engineHost, handle: handle, parameters) }
-        _ = try await host.send(.leConnectionUpdate(LEConnectionUpdate(connectionHandle: handle, connection: parameters)))
+        try await host.engineUpdateParameters(host.engineHost, handle: handle, parameters)
     }
 }

@@ -6,45 +6,7 @@ import Synchronization
 /// `dynamicWrites`, which write handlers fill from inside the GATT server.
 struct PeripheralState {
     var observers: [UInt64: AsyncStream<PeripheralEvent>.Continuation] = [:]
-    var advertising = AdvertisingState()
-    /// Links on which the local device is peripheral.
-    var centrals: Set<UInt16> = []
-    /// Per connection, the `indicate` calls waiting on it, in the order of the server's indication
-    /// queue (the one in flight first).
-    var indicationTickets: [UInt16: [IndicationGroup]] = [:]
     let dynamicWrites = DynamicWriteRecorder()
-}
-
-/// Advertising as the Host last asked for it and as it believes the controller does it.
-struct AdvertisingState {
-    /// What `startAdvertising` asked for; nil when advertising is not wanted.
-    var advertisement: Advertisement?
-    var plan: AdvertisingPlan?
-    /// Whether the controller is advertising (it stops by itself when a central connects).
-    var isEnabled = false
-    /// The plan whose enable command is in flight (until the task that sent it resumes).
-    var enabling: AdvertisingPlan?
-    /// Advertising commands run one sequence at a time: a restart after a connection must not
-    /// interleave with `startAdvertising` or `stopAdvertising`.
-    var busy = false
-    var waiters: [CheckedContinuation<Void, Never>] = []
-}
-
-/// One `indicate` call: how many connections still owe a confirmation, and the results so far.
-final class IndicationGroup {
-    var remaining = 0
-    var outcome = IndicationOutcome()
-    var continuation: CheckedContinuation<IndicationOutcome, Never>?
-
-    func resolve(_ connection: UInt16, _ result: IndicationFailure?) {
-        if let result { outcome.failed[connection] = result } else { outcome.confirmed.append(connection) }
-        remaining -= 1
-        if remaining == 0, let continuation {
-            self.continuation = nil
-            outcome.confirmed.sort()
-            continuation.resume(returning: outcome)
-        }
-    }
 }
 
 /// What became of an indication sent to several centrals.
@@ -76,8 +38,8 @@ public enum IndicationFailure: Sendable, Hashable {
 /// call that made them. Bounded like the server's own event buffer.
 final class DynamicWriteRecorder: Sendable {
     private let writes = Mutex<[PeripheralWrite]>([])
-    /// Called when a write is recorded while none waits (the engine backend, which raises no event
-    /// for such a write, publishes them from it).
+    /// Called when a write is recorded while none waits (the engine raises no event for such a
+    /// write: the host publishes them from it).
     private let firstRecord = Mutex<(@Sendable () -> Void)?>(nil)
     static let limit = 256
 

@@ -2,7 +2,7 @@ import BluewireCore
 import BluewireHostEngine
 
 extension BluetoothHost {
-    /// `waitForACLQueue` on the engine backend: the engine's ACL queue of the link, re-checked at the
+    /// `waitForACLQueue`: the engine's ACL queue of the link, re-checked at the
     /// end of every drain of the engine host (`EngineShellTap.drained`), which follows each Number Of
     /// Completed Packets (Core Vol 4 Part E §7.7.19) and each disconnection.
     func engineWaitForACLQueue(_ engineHost: EngineHost, of connection: UInt16, atMost: Int) async -> Bool {
@@ -45,10 +45,10 @@ extension BluetoothHost {
     func engineResumeACLQueueWaiters() {
         defer {
             let wanted = !aclQueueWaiters.isEmpty
-            engineHost?.assumeIsolated { $0.shellWantsDrained = wanted }
+            engineHost.assumeIsolated { $0.shellWantsDrained = wanted }
         }
         guard !aclQueueWaiters.isEmpty else { return }
-        guard let engineHost, phase != .closed else {
+        guard phase != .closed else {
             let ended = aclQueueWaiters
             aclQueueWaiters.removeAll()
             for waiter in ended { waiter.continuation.resume(returning: false) }

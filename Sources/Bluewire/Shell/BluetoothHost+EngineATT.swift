@@ -5,7 +5,7 @@ import BluewireHCI
 import BluewireHostEngine
 
 extension BluetoothHost {
-    /// `Connection.request(_:)` on the engine backend: the engine's `.attRequest`, queued behind the
+    /// `Connection.request(_:)`: the engine's `.attRequest`, queued behind the
     /// link's other client operations (one request outstanding per bearer, Core Vol 3 Part F §3.3.2)
     /// under its 30 s transaction timeout (§3.3.3). A cancelled caller is answered at once; a request
     /// still queued is withdrawn, one on the air runs to its end and its late answer is dropped.
@@ -18,7 +18,7 @@ extension BluetoothHost {
         }
     }
 
-    /// `Connection.send(command:)` on the engine backend: sent at once, in order, not held back by an
+    /// `Connection.send(command:)`: sent at once, in order, not held back by an
     /// outstanding request (commands have no response, §3.4.5.3).
     func engineATTCommand(_ engineHost: EngineHost, _ pdu: ATTPDU, on handle: UInt16) async throws(ConnectionError) {
         guard shell.links[handle] != nil else { throw .disconnected(endedReason(handle)) }
@@ -27,8 +27,8 @@ extension BluetoothHost {
         }
     }
 
-    /// `Connection.exchangeMTU()` on the engine backend: the engine's Exchange MTU (§3.4.2) with the
-    /// host's preferred MTU. An Error Response is thrown as `.attError`, as on the legacy backend.
+    /// `Connection.exchangeMTU()`: the engine's Exchange MTU (§3.4.2) with the
+    /// host's preferred MTU. An Error Response is thrown as `.attError`.
     func engineExchangeMTU(_ engineHost: EngineHost, on handle: UInt16) async throws(ConnectionError) -> Int {
         guard shell.links[handle] != nil else { throw .disconnected(endedReason(handle)) }
         switch await engineHost.performCancellable(.gatt(connection: handle, .exchangeMTU)) {
@@ -60,7 +60,7 @@ extension BluetoothHost {
 
     // MARK: notifications
 
-    /// `Connection.notifications(valueHandle:)` on the engine backend.
+    /// `Connection.notifications(valueHandle:)`.
     func engineSubscribe(on handle: UInt16, valueHandle: UInt16?) -> AsyncStream<GATTNotification> {
         let (stream, continuation) = AsyncStream<GATTNotification>.makeStream(bufferingPolicy: .unbounded)
         guard shell.links[handle] != nil else {

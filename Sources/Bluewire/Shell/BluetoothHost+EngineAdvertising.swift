@@ -2,7 +2,7 @@ import BluewireCore
 import BluewireHCI
 import BluewireHostEngine
 
-/// The advertisement the application started on the engine backend, and its plan: what
+/// The advertisement the application started, and its plan: what
 /// `advertisingPlan` reports, and what the host sets up again after a Hardware Error.
 struct ShellAdvertising {
     var advertisement: Advertisement
@@ -10,7 +10,7 @@ struct ShellAdvertising {
 }
 
 extension BluetoothHost {
-    /// `startAdvertising` on the engine backend. The plan is made first, as on the legacy backend, so
+    /// `startAdvertising`. The plan is made first, so
     /// an advertisement that does not fit fails with the same `PeripheralError` before anything is
     /// sent; the engine's `.startAdvertising` then makes the same choices (AdvertisingCommands) and
     /// runs its commands behind the controller procedures already asked for. The engine restarts
@@ -28,7 +28,7 @@ extension BluetoothHost {
         }
     }
 
-    /// `stopAdvertising` on the engine backend: not resumed after connections or disconnections, nor
+    /// `stopAdvertising`: not resumed after connections or disconnections, nor
     /// after a Hardware Error, until the next `startAdvertising`.
     func engineStopAdvertising(_ engineHost: EngineHost) async throws(PeripheralError) {
         guard phase == .running else { throw .host(.notRunning) }

@@ -4,8 +4,8 @@ import BluewireHostEngine
 
 extension HostEngineConfiguration {
     /// The engine's configuration for a `BluetoothHost` one: the same timeouts and MTU, and the
-    /// random static address chosen now when the host's names none (the legacy host chose it at
-    /// `start`; the engine needs it from the beginning).
+    /// random static address chosen now when the host's names none (the engine needs it from the
+    /// beginning).
     init(host: HostConfiguration) {
         self.init(
             randomAddress: host.randomAddress ?? BluetoothAddress.randomStatic(UInt64.random(in: 0...0x3FFF_FFFF_FFFF)),
@@ -16,8 +16,8 @@ extension HostEngineConfiguration {
 }
 
 extension BluetoothHost {
-    /// `start()` on the engine backend: the engine's bring-up (the same `ControllerBringUp` the
-    /// legacy host runs), with the engine host's events routed to this host first.
+    /// `start()`: the engine's bring-up (`ControllerBringUp`), with the engine host's events routed
+    /// to this host first.
     func engineStart(_ engineHost: EngineHost) async throws(HostError) -> ControllerInfo {
         if phase == .closed { throw .notRunning }
         installShellTap(engineHost)
@@ -44,7 +44,7 @@ extension BluetoothHost {
         }
     }
 
-    /// `close()` on the engine backend: the engine host fails what waits and closes the transport;
+    /// `close()`: the engine host fails what waits and closes the transport;
     /// its `.finished` ends this host's event streams.
     func engineClose(_ engineHost: EngineHost) async {
         guard phase != .closed else { return }
@@ -70,7 +70,7 @@ extension BluetoothHost {
         case .event(let event): engineEvent(event)
         case .drained: engineResumeACLQueueWaiters()
         case .finished:
-            let failure = engineHost?.assumeIsolated { $0.transportFailure }
+            let failure = engineHost.assumeIsolated { $0.transportFailure }
             commandCancellationCause = failure.map { .transport($0) } ?? .notRunning
             if phase != .closed {
                 phase = .closed
@@ -82,10 +82,10 @@ extension BluetoothHost {
 
     /// The host closed (or its transport ended) with links up: no Disconnection Complete will come, so
     /// the engine ends each link itself (`closeLinks`), and this host reports what it emits (Disconnect
-    /// on the peer's machine, `.disconnected`) as the legacy host does when it closes. What the engine
+    /// on the peer's machine, `.disconnected`) as when a link ends. What the engine
     /// would send in answer goes nowhere: its transport is closed.
     func engineEndLinks() {
-        guard let engineHost, !shell.links.isEmpty else { return }
+        guard !shell.links.isEmpty else { return }
         let events: [HostEngineEvent] = engineHost.assumeIsolated { host in
             host.engine.closeLinks(reason: .connectionTerminatedByLocalHost)
             var events: [HostEngineEvent] = []
@@ -99,11 +99,11 @@ extension BluetoothHost {
 
     func finishShellObservers() {
         engineEndLinks()
-        // A scan still running ends as on the legacy backend: with the transport's error, or
+        // A scan still running ends with the transport's error, or
         // `.notRunning` when the application closed the host.
         finishShellScan(error: commandCancellationCause ?? .notRunning, keepingObserver: false)
         shell.endedScanObserver = nil
-        // Links end with the host, as on the legacy backend: what waits for their end gets
+        // Links end with the host: what waits for their end gets
         // Connection Terminated By Local Host.
         for handle in shell.links.keys.sorted() { _ = engineLinkDown(handle: handle, reason: .connectionTerminatedByLocalHost) }
         for observer in eventObservers.values { observer.finish() }

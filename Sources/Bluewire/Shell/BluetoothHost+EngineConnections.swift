@@ -15,9 +15,9 @@ struct ShellLink {
 }
 
 extension BluetoothHost {
-    /// `connect(to:parameters:timeout:)` on the engine backend: the engine's `.connect`, which runs
-    /// the peer's state machine, stops a running scan first and prepares the link as the legacy
-    /// host does. Cancelling the calling task withdraws the attempt (`.cancelConnect`).
+    /// `connect(to:parameters:timeout:)`: the engine's `.connect`, which runs
+    /// the peer's state machine, stops a running scan first and prepares the link (2M preferred,
+    /// data length 251). Cancelling the calling task withdraws the attempt (`.cancelConnect`).
     func engineConnect(
         _ engineHost: EngineHost, to peer: BluetoothAddress, parameters: LEConnectionParameters, timeout: TimeSpan?
     ) async throws(HostError) -> Connection {
@@ -40,10 +40,10 @@ extension BluetoothHost {
     }
 
     func engineCancelConnect() {
-        _ = engineHost?.assumeIsolated { $0.performNow(.cancelConnect) }
+        _ = engineHost.assumeIsolated { $0.performNow(.cancelConnect) }
     }
 
-    /// `disconnect(handle:reason:)` on the engine backend: done at the link's Disconnection Complete.
+    /// `disconnect(handle:reason:)`: done at the link's Disconnection Complete.
     func engineDisconnect(_ engineHost: EngineHost, handle: UInt16, reason: HCIStatus) async throws(HostError) {
         switch await engineHost.perform(.disconnect(handle: handle, reason: reason)) {
         case .success, .failure(.unknownConnection): return
@@ -63,12 +63,11 @@ extension BluetoothHost {
     }
 
     /// The state of a live link: for one this host made as central, its peer's machine in the engine;
-    /// for one a central made to this host, Connected.Idle. The engine keeps no machine for those (it
-    /// runs no GATT client procedure of its own there), and the legacy host's machine of such a link
-    /// only ever went Connecting → Connected.Idle.
+    /// for one a central made to this host, Connected.Idle. The engine keeps no machine for those: it
+    /// runs no GATT client procedure of its own there, so such a link only goes Connecting → Connected.Idle.
     func engineLinkState(peer: BluetoothAddress, role: LinkRole) -> ConnectionState {
         guard role == .central else { return .connected(.idle) }
-        return engineHost?.assumeIsolated { $0.engine.state(of: peer) } ?? .initial
+        return engineHost.assumeIsolated { $0.engine.state(of: peer) }
     }
 
     func engineWaitForDisconnection(handle: UInt16) async -> HCIStatus {

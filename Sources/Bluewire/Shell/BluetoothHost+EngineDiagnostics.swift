@@ -6,7 +6,7 @@ struct WeakGATTClientSession {
 }
 
 extension BluetoothHost {
-    /// `diagnostics` on the engine backend: the shell's own waiters and registrations, and the
+    /// `diagnostics`: the shell's own waiters and registrations, and the
     /// engine's counts (HostEngine+Diagnostics). Links are values here, not objects, so `liveLinks` is
     /// the links the shell lists; a request waits in the engine's client queue, so `requestWaiters`
     /// counts the engine's unfinished client operations, and `indicationTickets` its pending

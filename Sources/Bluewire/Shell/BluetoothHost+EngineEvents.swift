@@ -3,34 +3,34 @@ import BluewireHCI
 import BluewireHostEngine
 
 extension BluetoothHost {
-    /// One engine event, as the legacy host reports the same thing: `HostEvent`s to `events()`
+    /// One engine event, as the host reports it: `HostEvent`s to `events()`
     /// observers, and the Hardware Error recovery the engine leaves to its application.
     func engineEvent(_ event: HostEngineEvent) {
         enginePeripheralEvent(event)
         switch event {
         case .connected(let link):
             engineLinkUp(link)
-            publishShell(.connected(Connection(host: self, handle: link.handle, peer: link.peer, role: LinkRole(link.role))))
+            publish(.connected(Connection(host: self, handle: link.handle, peer: link.peer, role: LinkRole(link.role))))
         case .disconnected(let handle, let reason):
             guard let link = engineLinkDown(handle: handle, reason: reason) else { return }
-            publishShell(.disconnected(handle: handle, peer: link.peer, reason: reason))
+            publish(.disconnected(handle: handle, peer: link.peer, reason: reason))
         case .stateChanged(let peer, let transition, let cause):
             for link in shell.links.values where link.peer == peer { link.gattClient?.record(transition) }
             guard let observers = shell.peerObservers[peer], !observers.isEmpty else { return }
             let reported = PeerTransition(peer: peer, transition: transition, cause: cause.map { engineFailureCause($0, peer: peer) })
             for observer in observers.values { observer.yield(reported) }
         case .connectionUpdated(let handle, let interval, let latency, let timeout):
-            publishShell(.connectionUpdated(handle: handle, interval: interval, latency: latency, timeout: timeout))
+            publish(.connectionUpdated(handle: handle, interval: interval, latency: latency, timeout: timeout))
         case .dataLengthChanged(let handle, let maxTxOctets, _, let maxRxOctets, _):
-            publishShell(.dataLengthChanged(handle: handle, maxTxOctets: maxTxOctets, maxRxOctets: maxRxOctets))
+            publish(.dataLengthChanged(handle: handle, maxTxOctets: maxTxOctets, maxRxOctets: maxRxOctets))
         case .phyUpdated(let handle, let tx, let rx):
-            publishShell(.phyUpdated(handle: handle, tx: tx, rx: rx))
+            publish(.phyUpdated(handle: handle, tx: tx, rx: rx))
         case .mtuChanged(let handle, let mtu):
-            publishShell(.mtuChanged(handle: handle, mtu: mtu))
+            publish(.mtuChanged(handle: handle, mtu: mtu))
         case .server(let serverEvent):
-            publishShell(.server(serverEvent))
+            publish(.server(serverEvent))
         case .advertisingSetTerminated(let handle, let status, let connectionHandle, _):
-            publishShell(.advertisingSetTerminated(handle: handle, status: status, connectionHandle: connectionHandle))
+            publish(.advertisingSetTerminated(handle: handle, status: status, connectionHandle: connectionHandle))
         case .deviceFound(let device):
             engineDeviceFound(device)
         case .scanStateChanged(let transition, let cause):
@@ -42,17 +42,13 @@ extension BluetoothHost {
         }
     }
 
-    func publishShell(_ event: HostEvent) {
-        for observer in eventObservers.values { observer.yield(event) }
-    }
-
     /// A Hardware Error (Core Vol 4 Part E §7.7.16). The engine failed what was under way and put
-    /// every peer in Error; like the legacy host, the shell brings the controller up again with the
+    /// every peer in Error; the shell brings the controller up again with the
     /// same address before it reports the error, and closes if the controller does not come back.
     func engineHardwareError(code: UInt8) {
         log.hci.error("hardware error 0x\(hex(code, width: 2)); resetting the controller")
         commandCancellationCause = .hardwareError(code: code)
-        guard phase == .running, let engineHost, !shell.recovering else { return }
+        guard phase == .running, !shell.recovering else { return }
         shell.recovering = true
         phase = .starting
         Task { await self.recoverEngine(engineHost, code: code) }
@@ -67,7 +63,7 @@ extension BluetoothHost {
             controller = info
             phase = .running
             await engineRestartAdvertising(engineHost)
-            publishShell(.hardwareError(code: code))
+            publish(.hardwareError(code: code))
         default:
             log.hci.error("controller did not come back after a hardware error: \(result)")
             await engineClose(engineHost)

@@ -4,7 +4,7 @@ import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
 
-// `GATTClient` on the engine backend. Its operations run unchanged on the connection's
+// `GATTClient`. Its operations run unchanged on the connection's
 // `GATTOperationQueue`, their requests through the engine's `.attRequest` (BluetoothHost+EngineATT);
 // what changes is who moves the peer's state machine: the engine. A `GATTClient.phase` begins and ends
 // an application phase there (`.beginGATTPhase`/`.endGATTPhase`, HostEngine+AppPhases), and a
@@ -13,7 +13,7 @@ import BluewireHostEngine
 // records the transitions the engine reports (`.stateChanged`).
 
 extension BluetoothHost {
-    /// The GATT client session of `connection` on the engine backend; for a link that is gone, one
+    /// The GATT client session of `connection`; for a link that is gone, one
     /// that fails every operation with the reason.
     func engineGATTClientSession(for connection: Connection) -> GATTClientSession {
         if let link = shell.links[connection.handle], link.peer == connection.peer, let session = link.gattClient {
@@ -25,7 +25,7 @@ extension BluetoothHost {
         return session
     }
 
-    /// `fireGATTTrigger` on the engine backend: a phase's trigger begins an application phase, and
+    /// `fireGATTTrigger`: a phase's trigger begins an application phase, and
     /// OperationCompleted or Failure ends it.
     /// - Throws: `.refused` naming state and trigger, or `.disconnected` when the link is gone.
     func engineFireGATTTrigger(
@@ -63,7 +63,7 @@ extension BluetoothHost {
     /// machine (Write, OperationCompleted, then EnableNotifications or DisableNotifications). Returns
     /// the descriptor handle written.
     func engineConfigure(_ request: GATTClientRequest, on connection: Connection) async throws(GATTError) -> UInt16 {
-        guard let engineHost, let link = shell.links[connection.handle], link.peer == connection.peer else {
+        guard let link = shell.links[connection.handle], link.peer == connection.peer else {
             throw .disconnected(endedReason(connection.handle))
         }
         switch await engineHost.performCancellable(.gatt(connection: connection.handle, request)) {
@@ -90,7 +90,7 @@ extension BluetoothHost {
 
     // MARK: notification registrations
 
-    /// `registerNotifications` on the engine backend (see the legacy one).
+    /// `registerNotifications`.
     func engineRegisterNotifications(
         on connection: Connection, valueHandle: UInt16, handler: (@Sendable (GATTNotification) -> Void)?
     ) -> (registration: NotificationRegistration, id: UInt64)? {
@@ -107,7 +107,7 @@ extension BluetoothHost {
         return (registration, id)
     }
 
-    /// `endNotifications` on the engine backend.
+    /// `endNotifications`.
     func engineEndNotifications(handle: UInt16, valueHandle: UInt16, id: UInt64) {
         guard shell.links[handle] != nil else { return }
         notificationRoutes.links[handle]?.sinks[valueHandle]?.removeValue(forKey: id)?.queue.finish()

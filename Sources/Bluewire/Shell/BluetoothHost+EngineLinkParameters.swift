@@ -4,7 +4,7 @@ import BluewireHostEngine
 import Synchronization
 
 extension BluetoothHost {
-    /// `Connection.requestDataLength` on the engine backend: the engine's `.setDataLength`, done on
+    /// `Connection.requestDataLength`: the engine's `.setDataLength`, done on
     /// LE Set Data Length's Command Complete (Core Vol 4 Part E §7.8.33).
     func engineRequestDataLength(_ engineHost: EngineHost, handle: UInt16, txOctets: UInt16, txTime: UInt16) async throws(HostError) {
         guard phase == .starting || phase == .running else { throw .notRunning }
@@ -12,9 +12,9 @@ extension BluetoothHost {
         if case .failure(let error) = result { throw engineLinkParameterError(error, opcode: .leSetDataLength) }
     }
 
-    /// `Connection.updateParameters` on the engine backend: the engine's `.updateConnection`, which
+    /// `Connection.updateParameters`: the engine's `.updateConnection`, which
     /// finishes at LE Connection Update Complete (§7.7.65.3), after `HostEvent.connectionUpdated`
-    /// was published (the legacy backend returned at the Command Status, before it). An update the
+    /// was published. An update the
     /// controller refuses in its Complete event fails with that status.
     func engineUpdateParameters(_ engineHost: EngineHost, handle: UInt16, _ parameters: LEConnectionParameters) async throws(HostError) {
         guard phase == .starting || phase == .running else { throw .notRunning }
@@ -22,8 +22,8 @@ extension BluetoothHost {
         if case .failure(let error) = result { throw engineLinkParameterError(error, opcode: .leConnectionUpdate) }
     }
 
-    /// `Connection.requestPHY` on the engine backend: the engine's `.setPHY`, done on LE Set PHY's
-    /// Command Status (§7.8.49). `timeout` bounds the caller's wait, as it bounded the legacy
+    /// `Connection.requestPHY`: the engine's `.setPHY`, done on LE Set PHY's
+    /// Command Status (§7.8.49). `timeout` bounds the caller's wait, as it bounds any
     /// command's (some controllers never answer LE Set PHY): past it the call fails with
     /// `.command(.timeout(.leSetPHY))`, while the engine's procedure keeps its place until the
     /// configuration's command timeout.
@@ -49,8 +49,7 @@ extension BluetoothHost {
         }
     }
 
-    /// The legacy backend sent these commands whatever the link's state and reported the
-    /// controller's answer; the engine checks first. Its refusals are reported as the controller
+    /// The engine checks the link and the values before it sends these commands. Its refusals are reported as the controller
     /// answers them (Core Vol 1 Part F §1.3): Unknown Connection Identifier for a link that is gone
     /// (or went before the request finished), Invalid HCI Command Parameters for values outside the
     /// command's ranges. A command cancelled with everything else says why, as `send` does.

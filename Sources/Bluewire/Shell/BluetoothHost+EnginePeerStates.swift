@@ -3,7 +3,7 @@ import BluewireGATT
 import BluewireHostEngine
 
 extension BluetoothHost {
-    /// The legacy cause for an engine failure of `peer`'s machine: an ATT bearer failure (the
+    /// The host's cause for an engine failure of `peer`'s machine: an ATT bearer failure (the
     /// transaction timeout) is a GATT one, the transport ending names the transport's error, the
     /// rest are host errors naming the peer.
     func engineFailureCause(_ error: HostEngineError, peer: BluetoothAddress) -> ConnectionFailureCause {
@@ -35,7 +35,7 @@ extension BluetoothHost {
         nextObserverID += 1
         shell.peerObservers[address, default: [:]][id] = continuation
         // Registered first, so the StartScan of a peer that becomes known while a scan runs is reported.
-        _ = engineHost?.assumeIsolated { $0.performNow(.watch(address)) }
+        _ = engineHost.assumeIsolated { $0.performNow(.watch(address)) }
         continuation.onTermination = { _ in Task { await self.endEnginePeerObserver(address, id) } }
         return stream
     }

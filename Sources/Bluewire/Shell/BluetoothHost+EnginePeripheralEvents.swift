@@ -7,7 +7,7 @@ extension BluetoothHost {
     /// The peripheral events (`peripheralEvents()`) an engine event makes, published before the
     /// event changes the shell's links (a disconnected link still names its peer and role here).
     /// Advertising starting and stopping, its restart after connections and the indications' ends
-    /// are the engine's; the shell reports them as the legacy host does.
+    /// are the engine's; the shell reports them as peripheral events.
     func enginePeripheralEvent(_ event: HostEngineEvent) {
         // Writes to dynamic values raise no engine event: they are reported before the next one.
         publishDynamicWrites()
@@ -27,7 +27,7 @@ extension BluetoothHost {
         case .serverRequestRefused(let connection, let request, let handle, let error):
             publishPeripheral(.requestRefused(connection: connection, request: request, handle: handle, error: error))
         case .advertisingStarted:
-            let kind = engineHost?.assumeIsolated { $0.engine.advertisingLayout?.kind }.map(AdvertisingPlan.Kind.init)
+            let kind = engineHost.assumeIsolated { $0.engine.advertisingLayout?.kind }.map(AdvertisingPlan.Kind.init)
             guard let kind = kind ?? shell.advertising?.plan.kind else { return }
             publishPeripheral(.advertisingStarted(kind))
         case .advertisingStopped:

@@ -3,7 +3,7 @@ import BluewireHCI
 import BluewireHostEngine
 
 extension BluetoothHost {
-    /// `release(timeout:)` on the engine backend, in the legacy order: the connection attempt
+    /// `release(timeout:)`, in this order: the connection attempt
     /// cancelled (`.cancelConnect`), the scan stopped, advertising stopped (`.stopAdvertising`), each
     /// link disconnected (`.disconnect`, Remote User Terminated Connection), then a wait of at most
     /// `timeout` for their Disconnection Complete events before the host closes.
@@ -45,7 +45,7 @@ extension BluetoothHost {
         }
     }
 
-    /// `clearControllerLeftovers()` on the engine backend: the engine's `.clearControllerLeftovers`,
+    /// `clearControllerLeftovers()`: the engine's `.clearControllerLeftovers`,
     /// the same three best-effort commands in the same procedure queue.
     func engineClearControllerLeftovers(_ engineHost: EngineHost) async {
         guard phase == .running else { return }

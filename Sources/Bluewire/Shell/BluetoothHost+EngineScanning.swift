@@ -3,17 +3,17 @@ import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
 
-/// The scan a `BluetoothHost` on the engine backend runs: where its devices go and who watches its
+/// The scan a `BluetoothHost` runs: where its devices go and who watches its
 /// state machine. The engine aggregates, filters, times and stops the scan itself.
 struct ShellScan {
     var id: UInt64
-    /// Weak, so that a consumer who dropped the sequence stops the scan (as on the legacy backend).
+    /// Weak, so that a consumer who dropped the sequence stops the scan.
     weak var registration: ScanRegistration?
     var onTransition: (@Sendable (ConnectionTransition) -> Void)?
 }
 
 extension BluetoothHost {
-    /// `scan(filter:parameters:duration:onTransition:)` on the engine backend. The engine's
+    /// `scan(filter:parameters:duration:onTransition:)`. The engine's
     /// `.startScan` fires StartScan at once (refused in Error until `resetScan()`); the sequence
     /// ends when the scan's machine leaves Scanning, throwing the cause of a Failure.
     func engineScan(
@@ -40,10 +40,10 @@ extension BluetoothHost {
         return ScanResults(registration: registration)
     }
 
-    /// `stopScan()` on the engine backend: the sequence ends now; the engine queues Scan Enable off
+    /// `stopScan()`: the sequence ends now; the engine queues Scan Enable off
     /// and fires StopScan when the controller answers it.
     func engineStopScan(id: UInt64? = nil) async {
-        guard let engineHost, let scan = shell.scan, id == nil || scan.id == id else { return }
+        guard let scan = shell.scan, id == nil || scan.id == id else { return }
         finishShellScan(error: nil, keepingObserver: true)
         _ = await engineHost.perform(.stopScan)
     }
@@ -59,8 +59,8 @@ extension BluetoothHost {
     func engineDeviceFound(_ device: DiscoveredDevice) {
         guard let scan = shell.scan else { return }
         scan.registration?.queue.yield(device)
-        // The engine does not report the scan machine's DeviceFound self-transition; the legacy
-        // `onTransition` saw it.
+        // The engine does not report the scan machine's DeviceFound self-transition;
+        // `onTransition` is given it here.
         if let onTransition = scan.onTransition {
             var machine = ConnectionStateMachine(state: .disconnected(.scanning))
             if let transition = try? machine.fire(.deviceFound) { onTransition(transition) }
@@ -91,7 +91,7 @@ extension BluetoothHost {
     /// The host error for an engine failure, the transport's own error for `.transportEnded`.
     func engineHostError(_ error: HostEngineError) -> HostError {
         if case .transportEnded = error {
-            return .transport(engineHost?.assumeIsolated { $0.transportFailure } ?? .closed)
+            return .transport(engineHost.assumeIsolated { $0.transportFailure } ?? .closed)
         }
         return HostError(engine: error)
     }

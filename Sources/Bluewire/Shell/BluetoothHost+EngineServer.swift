@@ -4,7 +4,7 @@ import BluewireGATT
 import BluewireHostEngine
 
 extension BluetoothHost {
-    /// `setDatabase` on the engine backend: the engine's server, with the same limits and the
+    /// `setDatabase`: the engine's server, with the same limits and the
     /// dynamic write handlers wrapped so that accepted writes become `PeripheralEvent.write`s.
     func engineSetDatabase(_ engineHost: EngineHost, _ database: GATTDatabase, configuration: GATTServerConfiguration?) {
         let limits = configuration ?? GATTServerConfiguration(serverMTU: Int(self.configuration.preferredMTU))
@@ -32,18 +32,18 @@ extension BluetoothHost {
         if case .failure(let error) = result { throw .database(error) }
     }
 
-    /// `notify` on the engine backend: the engine's `.notify`, which completes at once with the
+    /// `notify`: the engine's `.notify`, which completes at once with the
     /// connections it sent the notification on.
     func engineNotify(_ engineHost: EngineHost, _ valueHandle: UInt16, value: [UInt8], to connection: UInt16?) throws(PeripheralError) -> [UInt16] {
         switch engineHost.assumeIsolated({ $0.performNow(.notify(valueHandle: valueHandle, value: value, connection: connection)) }) {
         case .success(.notified(let connections))?: return connections
         case .failure(.server(let error))?: throw .server(error)
-        // A closed host, as on the legacy backend, has no central to notify.
+        // A closed host has no central to notify.
         case .success?, .failure?, nil: return []
         }
     }
 
-    /// `indicate` on the engine backend: one `.indicate` per subscribed central (the engine's takes
+    /// `indicate`: one `.indicate` per subscribed central (the engine's takes
     /// one connection), each ending at the central's confirmation or when it cannot come.
     func engineIndicate(_ engineHost: EngineHost, _ valueHandle: UInt16, value: [UInt8], to connection: UInt16?) async throws(PeripheralError) -> IndicationOutcome {
         let targets = try engineIndicationTargets(engineHost, valueHandle, to: connection)

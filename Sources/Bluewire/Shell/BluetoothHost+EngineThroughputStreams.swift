@@ -2,11 +2,11 @@ import BluewireATT
 import BluewireCore
 import BluewireHostEngine
 
-/// The throughput sources on the engine backend (Throughput/BluetoothHost+ThroughputStream.swift).
+/// The throughput sources (Throughput/BluetoothHost+ThroughputStream.swift).
 extension BluetoothHost {
-    /// `streamSequencedNotifications` on the engine backend: the engine's `.streamATT` of
+    /// `streamSequencedNotifications`: the engine's `.streamATT` of
     /// notifications, which keeps the link's ACL queue between one and two controller buffer counts
-    /// long as the legacy loop did, and ends when the central unsubscribes, the link ends, the limit
+    /// long, and ends when the central unsubscribes, the link ends, the limit
     /// is reached or a new stream on the link replaces it. Cancelling the calling task stops it
     /// (`.stopATTStream`), unless a newer stream has taken the link since.
     func engineStreamSequencedNotifications(
@@ -30,12 +30,11 @@ extension BluetoothHost {
     func engineStopNotificationStream(_ connection: UInt16, token: UInt64) {
         guard shell.notificationStreams[connection] == token else { return }
         shell.notificationStreams[connection] = nil
-        _ = engineHost?.assumeIsolated { $0.performNow(.stopATTStream(connection: connection, .notification)) }
+        _ = engineHost.assumeIsolated { $0.performNow(.stopATTStream(connection: connection, .notification)) }
     }
 
-    /// `sendSequencedWriteCommands` on the engine backend: the legacy loop, each Write Command handed
-    /// to the engine (`.attCommand`, which, like the legacy bearer, does not consult the peer's state
-    /// machine) and the ACL queue read and waited for through the engine.
+    /// `sendSequencedWriteCommands`: each Write Command handed to the engine (`.attCommand`, which
+    /// does not consult the peer's state machine) and the ACL queue read and waited for through the engine.
     func engineSendSequencedWriteCommands(
         _ engineHost: EngineHost, _ valueHandle: UInt16, on connection: UInt16, payloadLength: Int, limit: Int?,
         shouldStop: @Sendable () -> Bool, sent: @Sendable (Int) -> Void

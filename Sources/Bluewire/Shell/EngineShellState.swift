@@ -14,7 +14,7 @@ enum EngineShellTap: Sendable {
     case finished
 }
 
-/// What a `BluetoothHost` on the engine backend keeps itself: what the engine does not say again
+/// What a `BluetoothHost` keeps itself: what the engine does not say again
 /// in its events, and what the host must redo after a Hardware Error.
 struct EngineShellState {
     /// Whether the engine host's tap is installed (at the first `start`).

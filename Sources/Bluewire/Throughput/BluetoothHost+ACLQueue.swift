@@ -16,52 +16,19 @@ extension BluetoothHost {
     /// This is the flow control of a sender that wants to go as fast as the controller takes data
     /// without queueing without bound: send while the queue is short, then wait here.
     public func waitForACLQueue(of connection: UInt16, atMost: Int) async -> Bool {
-        if let engineHost { return await engineWaitForACLQueue(engineHost, of: connection, atMost: atMost) }
-        guard links[connection] != nil else { return false }
-        if aclCredits.queuedCount(handle: connection) <= atMost { return true }
-        let id = nextObserverID
-        nextObserverID += 1
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                if Task.isCancelled {
-                    continuation.resume(returning: false)
-                    return
-                }
-                aclQueueWaiters.append(ACLQueueWaiter(id: id, connection: connection, atMost: atMost, continuation: continuation))
-            }
-        } onCancel: {
-            Task { await self.cancelACLQueueWaiter(id) }
-        }
+        await engineWaitForACLQueue(engineHost, of: connection, atMost: atMost)
     }
 
     /// ACL packets of `connection` waiting in the host for controller buffers.
     public func queuedACLPackets(of connection: UInt16) -> Int {
-        if let engineHost { return engineQueuedACLPackets(engineHost, of: connection) }
-        return aclCredits.queuedCount(handle: connection)
+        engineQueuedACLPackets(engineHost, of: connection)
     }
 
     /// The controller's LE ACL data buffers (LE Read Buffer Size), 0 before `start()`.
-    public var aclBufferCount: Int { engineHost == nil ? aclCredits.totalBuffers : engineACLBufferCount }
+    public var aclBufferCount: Int { engineACLBufferCount }
 
     func cancelACLQueueWaiter(_ id: UInt64) {
         guard let index = aclQueueWaiters.firstIndex(where: { $0.id == id }) else { return }
         aclQueueWaiters.remove(at: index).continuation.resume(returning: false)
-    }
-
-    /// Resumes the waiters whose link's queue is short enough now, or whose link is gone. Called
-    /// whenever packets have left the queue (`pumpACL`).
-    func resumeACLQueueWaiters() {
-        guard !aclQueueWaiters.isEmpty else { return }
-        var index = 0
-        while index < aclQueueWaiters.count {
-            let waiter = aclQueueWaiters[index]
-            if links[waiter.connection] == nil {
-                aclQueueWaiters.remove(at: index).continuation.resume(returning: false)
-            } else if aclCredits.queuedCount(handle: waiter.connection) <= waiter.atMost {
-                aclQueueWaiters.remove(at: index).continuation.resume(returning: true)
-            } else {
-                index += 1
-            }
-        }
     }
 }

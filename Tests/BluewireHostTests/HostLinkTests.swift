@@ -7,10 +7,10 @@ import BluewireTesting
 import Synchronization
 import Testing
 
-/// A `BluetoothHost` on either backend and an `EngineHost` peer, each on its own virtual controller
+/// A `BluetoothHost` and an `EngineHost` peer, each on its own virtual controller
 /// of one `VirtualLink`, on the link's clock. With radio timing a pump moves virtual time, so ACL
 /// packets leave only at connection events and the host's ACL queue really fills.
-final class BackendLinkBench: Sendable {
+final class HostLinkBench: Sendable {
     static let hostAddress = BluetoothAddress.randomStatic(0x5CE1_0001)
     static let peerAddress = BluetoothAddress.randomStatic(0x5CE1_0002)
 
@@ -21,7 +21,7 @@ final class BackendLinkBench: Sendable {
     let peer: EngineHost
     private let pump = Mutex<Task<Void, Never>?>(nil)
 
-    init(backend: HostBackend, radio: Bool) async throws {
+    init(radio: Bool) async throws {
         let clock = TestClock()
         let link = VirtualLink(clock: clock, timing: radio ? .radio() : .immediate)
         let controllers = (1...2).map { link.addController(publicAddress: BluetoothAddress(0x00, 0x1B, 0xDC, 0x5D, 0x00, UInt8($0))) }
@@ -29,7 +29,7 @@ final class BackendLinkBench: Sendable {
         self.controllers = controllers
         host = BluetoothHost(
             transport: VirtualTransport(controller: controllers[0]), configuration: HostConfiguration(randomAddress: Self.hostAddress),
-            clock: clock, backend: backend)
+            clock: clock)
         peer = EngineHost(
             transport: VirtualTransport(controller: controllers[1]),
             configuration: HostEngineConfiguration(randomAddress: Self.peerAddress, preferredMTU: 247), clock: clock)
@@ -56,10 +56,10 @@ final class BackendLinkBench: Sendable {
     }
 }
 
-/// Link parameters, the ACL queue, the notification stream and `release` through `BluetoothHost`,
-/// the same on both backends (Docs/Design.md, "BluetoothHost over the engine").
-@Suite("BluetoothHost backends: link parameters, ACL queue, release")
-struct HostBackendLinkTests {
+/// Link parameters, the ACL queue, the notification stream and `release` through `BluetoothHost`
+/// (Docs/Design.md, "BluetoothHost over the engine").
+@Suite("BluetoothHost: link parameters, ACL queue, release")
+struct HostLinkTests {
     /// The status of a `HostError.command(.failed)` thrown by `body`, with its opcode.
     static func commandFailure(_ body: () async throws -> Void) async -> (HCIOpcode, HCIStatus)? {
         do {
@@ -73,12 +73,12 @@ struct HostBackendLinkTests {
     }
 
     @Test("PHY, connection and data length requests: their events arrive, and refusals are the controller's answers",
-          .timeLimit(.minutes(1)), arguments: [HostBackend.legacy, .engine])
-    func linkParameters(backend: HostBackend) async throws {
-        let bench = try await BackendLinkBench(backend: backend, radio: false)
+          .timeLimit(.minutes(1)))
+    func linkParameters() async throws {
+        let bench = try await HostLinkBench(radio: false)
         _ = try await bench.peer.perform(.startAdvertising(.named("Peer"))).get()
         let events = Transcript(await bench.host.events())
-        let connection = try await bench.host.connect(to: BackendLinkBench.peerAddress)
+        let connection = try await bench.host.connect(to: HostLinkBench.peerAddress)
         let handle = connection.handle
 
         let read = try await bench.host.send(.leReadPHY(ConnectionHandleParameter(connectionHandle: handle)))
@@ -92,24 +92,24 @@ struct HostBackendLinkTests {
 
         try await connection.requestDataLength()
         let outOfRange = await Self.commandFailure { try await connection.requestDataLength(txOctets: 10) }
-        #expect(outOfRange?.0 == .leSetDataLength && outOfRange?.1 == .invalidHCICommandParameters, "\(backend)")
+        #expect(outOfRange?.0 == .leSetDataLength && outOfRange?.1 == .invalidHCICommandParameters)
 
         try await connection.disconnect()
         let phyGone = await Self.commandFailure { try await connection.requestPHY() }
-        #expect(phyGone?.0 == .leSetPHY && phyGone?.1 == .unknownConnectionIdentifier, "\(backend)")
+        #expect(phyGone?.0 == .leSetPHY && phyGone?.1 == .unknownConnectionIdentifier)
         let updateGone = await Self.commandFailure { try await connection.updateParameters(LEConnectionParameters()) }
-        #expect(updateGone?.0 == .leConnectionUpdate && updateGone?.1 == .unknownConnectionIdentifier, "\(backend)")
+        #expect(updateGone?.0 == .leConnectionUpdate && updateGone?.1 == .unknownConnectionIdentifier)
         let lengthGone = await Self.commandFailure { try await connection.requestDataLength() }
-        #expect(lengthGone?.0 == .leSetDataLength && lengthGone?.1 == .unknownConnectionIdentifier, "\(backend)")
+        #expect(lengthGone?.0 == .leSetDataLength && lengthGone?.1 == .unknownConnectionIdentifier)
         await bench.close()
     }
 
     @Test("LE Set PHY left unanswered fails requestPHY with a timeout after its own timeout; the link's next request still runs",
-          .timeLimit(.minutes(1)), arguments: [HostBackend.legacy, .engine])
-    func requestPHYTimesOut(backend: HostBackend) async throws {
-        let bench = try await BackendLinkBench(backend: backend, radio: true)
+          .timeLimit(.minutes(1)))
+    func requestPHYTimesOut() async throws {
+        let bench = try await HostLinkBench(radio: true)
         _ = try await bench.peer.perform(.startAdvertising(.named("Peer"))).get()
-        let connection = try await bench.host.connect(to: BackendLinkBench.peerAddress)
+        let connection = try await bench.host.connect(to: HostLinkBench.peerAddress)
         bench.controllers[0].faults.silentOpcodes = [HCIOpcode.leSetPHY.rawValue]
         let start = bench.clock.now
         do {
@@ -128,14 +128,14 @@ struct HostBackendLinkTests {
 
     /// The host serves `ThroughputPeer`'s database and advertises; the engine peer connects as
     /// central, discovers and subscribes to the stream. Virtual time runs (radio timing).
-    static func subscribed(_ backend: HostBackend) async throws -> (
-        bench: BackendLinkBench, server: ThroughputPeer, central: EngineConnection, handle: UInt16, received: AsyncStream<ArraySlice<UInt8>>
+    static func subscribed() async throws -> (
+        bench: HostLinkBench, server: ThroughputPeer, central: EngineConnection, handle: UInt16, received: AsyncStream<ArraySlice<UInt8>>
     ) {
-        let bench = try await BackendLinkBench(backend: backend, radio: true)
+        let bench = try await HostLinkBench(radio: true)
         let server = try ThroughputPeer()
         await bench.host.setDatabase(server.database)
         try await bench.host.startAdvertising(try Advertisement(name: "Throughput"))
-        guard case .connected(let link) = try await bench.peer.perform(.connect(BackendLinkBench.hostAddress, LEConnectionParameters())).get(),
+        guard case .connected(let link) = try await bench.peer.perform(.connect(HostLinkBench.hostAddress, LEConnectionParameters())).get(),
               case .services(let services) = try await EngineConnection(host: bench.peer, link: link).perform(.discoverAll) else {
             throw ScenarioFailure("no connection or no discovery")
         }
@@ -159,9 +159,9 @@ struct HostBackendLinkTests {
     }
 
     @Test("a notification stream keeps the ACL queue filled; waitForACLQueue waits until it drains, then says the link is gone",
-          .timeLimit(.minutes(1)), arguments: [HostBackend.legacy, .engine])
-    func notificationStreamAndACLQueue(backend: HostBackend) async throws {
-        let (bench, server, central, handle, received) = try await Self.subscribed(backend)
+          .timeLimit(.minutes(1)))
+    func notificationStreamAndACLQueue() async throws {
+        let (bench, server, central, handle, received) = try await Self.subscribed()
         let buffers = await bench.host.aclBufferCount
         #expect(buffers > 0)
         let count = 40 * buffers
@@ -185,9 +185,9 @@ struct HostBackendLinkTests {
     }
 
     @Test("cancelling the task of an endless notification stream ends it; what it sent arrives in order",
-          .timeLimit(.minutes(1)), arguments: [HostBackend.legacy, .engine])
-    func notificationStreamEndsWhenCancelled(backend: HostBackend) async throws {
-        let (bench, server, _, handle, received) = try await Self.subscribed(backend)
+          .timeLimit(.minutes(1)))
+    func notificationStreamEndsWhenCancelled() async throws {
+        let (bench, server, _, handle, received) = try await Self.subscribed()
         bench.stopClock()
         let sender = Task { await bench.host.streamSequencedNotifications(server.handles.stream, to: handle, firstSequence: 7) }
         try await waitUntil { await bench.host.queuedACLPackets(of: handle) > 0 }
@@ -201,19 +201,19 @@ struct HostBackendLinkTests {
     }
 
     @Test("release() stops the scan, disconnects every link (Remote User Terminated Connection) and closes the host",
-          .timeLimit(.minutes(1)), arguments: [HostBackend.legacy, .engine])
-    func releaseDisconnectsAndCloses(backend: HostBackend) async throws {
-        let bench = try await BackendLinkBench(backend: backend, radio: false)
+          .timeLimit(.minutes(1)))
+    func releaseDisconnectsAndCloses() async throws {
+        let bench = try await HostLinkBench(radio: false)
         _ = try await bench.peer.perform(.startAdvertising(.named("Peer"))).get()
         let peerEvents = Transcript(await bench.peer.events())
-        _ = try await bench.host.connect(to: BackendLinkBench.peerAddress)
+        _ = try await bench.host.connect(to: HostLinkBench.peerAddress)
         await bench.host.clearControllerLeftovers()
         let scan = await bench.host.scan()
         let scanning = Task { for try await _ in scan {} }
         await bench.host.release()
         try await scanning.value
         let ended = await peerEvents.wait(for: 1) { if case .disconnected = $0 { true } else { false } }
-        if case .disconnected(_, let reason)? = ended.first { #expect(reason == .remoteUserTerminatedConnection, "\(backend)") }
+        if case .disconnected(_, let reason)? = ended.first { #expect(reason == .remoteUserTerminatedConnection) }
         #expect(await bench.host.connections.isEmpty)
         do {
             _ = try await bench.host.send(.readLocalVersionInformation)

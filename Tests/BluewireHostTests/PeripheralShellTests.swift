@@ -5,28 +5,28 @@ import BluewireHCI
 import BluewireTesting
 import Testing
 
-/// The peripheral side on both `BluetoothHost` backends (HostBackend, Docs/Design.md "BluetoothHost
-/// over the engine"), where the engine leaves something to the host: setting advertising up again
+/// The peripheral side of `BluetoothHost` (Docs/Design.md "BluetoothHost over the engine"), where
+/// the engine leaves something to the host: setting advertising up again
 /// after a Hardware Error, one indication sent to several centrals, and writes to dynamic values,
 /// which raise no engine event of their own.
-@Suite("Peripheral: both backends")
-struct PeripheralBackendTests {
+@Suite("Peripheral: what the shell adds to the engine")
+struct PeripheralShellTests {
     static let peripheralAddress = BluetoothAddress.randomStatic(0x0000_0000_0C00)
 
-    /// A peripheral on `backend`, and `centrals` legacy hosts, on one immediate virtual link.
+    /// A peripheral host and `centrals` central hosts, on one immediate virtual link.
     struct Bench {
         let link = VirtualLink(timing: .immediate)
         var controllers: [VirtualController] = []
         var peripheral: BluetoothHost
         var centrals: [BluetoothHost] = []
 
-        init(_ backend: HostBackend, centrals count: Int) async throws {
+        init(centrals count: Int) async throws {
             let controller = link.addController(publicAddress: BluetoothAddress(value: 0x0000_0000_CC00))
             controllers.append(controller)
             peripheral = BluetoothHost(
                 transport: VirtualTransport(controller: controller),
-                configuration: HostConfiguration(randomAddress: PeripheralBackendTests.peripheralAddress),
-                clock: link.clock, backend: backend)
+                configuration: HostConfiguration(randomAddress: PeripheralShellTests.peripheralAddress),
+                clock: link.clock)
             try await peripheral.start()
             for index in 1..<(count + 1) {
                 let central = link.addController(publicAddress: BluetoothAddress(value: 0x0000_0000_CC00 + UInt64(index)))
@@ -34,7 +34,7 @@ struct PeripheralBackendTests {
                 let host = BluetoothHost(
                     transport: VirtualTransport(controller: central),
                     configuration: HostConfiguration(randomAddress: .randomStatic(0x0000_0000_0C00 + UInt64(index))),
-                    clock: link.clock, backend: .legacy)
+                    clock: link.clock)
                 try await host.start()
                 centrals.append(host)
             }
@@ -47,9 +47,9 @@ struct PeripheralBackendTests {
         }
     }
 
-    @Test("after a Hardware Error on its controller the host sets advertising up again before it reports the error", arguments: [HostBackend.legacy, .engine])
-    func advertisingIsBackBeforeTheHardwareErrorIsReported(backend: HostBackend) async throws {
-        let bench = try await Bench(backend, centrals: 1)
+    @Test("after a Hardware Error on its controller the host sets advertising up again before it reports the error")
+    func advertisingIsBackBeforeTheHardwareErrorIsReported() async throws {
+        let bench = try await Bench(centrals: 1)
         let peripheral = bench.peripheral
         let plan = try await peripheral.startAdvertising(try Advertisement(name: "Phoenix"))
         let events = await peripheral.events()
@@ -70,9 +70,9 @@ struct PeripheralBackendTests {
         await bench.close()
     }
 
-    @Test("an indication to every subscribed central ends with each one's confirmation; an unsubscribed central is left out", arguments: [HostBackend.legacy, .engine])
-    func oneIndicationToSeveralCentrals(backend: HostBackend) async throws {
-        let bench = try await Bench(backend, centrals: 3)
+    @Test("an indication to every subscribed central ends with each one's confirmation; an unsubscribed central is left out")
+    func oneIndicationToSeveralCentrals() async throws {
+        let bench = try await Bench(centrals: 3)
         let peripheral = bench.peripheral
         var builder = GATTDatabaseBuilder()
         try builder.addService(BluetoothUUID(0xFFD0))
@@ -106,9 +106,9 @@ struct PeripheralBackendTests {
         await bench.close()
     }
 
-    @Test("a write a dynamic handler accepts is a peripheral event even when nothing follows it", arguments: [HostBackend.legacy, .engine])
-    func aLoneDynamicWriteIsReported(backend: HostBackend) async throws {
-        let bench = try await Bench(backend, centrals: 1)
+    @Test("a write a dynamic handler accepts is a peripheral event even when nothing follows it")
+    func aLoneDynamicWriteIsReported() async throws {
+        let bench = try await Bench(centrals: 1)
         let peripheral = bench.peripheral
         var builder = GATTDatabaseBuilder()
         try builder.addService(BluetoothUUID(0xFFD0))

@@ -7,13 +7,10 @@ import Foundation
 import Synchronization
 import Testing
 
-/// `BluetoothHost` on the engine backend (HostBackend, Docs/Design.md "BluetoothHost over the
-/// engine"), for the areas moved so far, against the bring-up capture Bluewire recorded with a
-/// bumble controller. The moved suites also run whole on the engine backend
-/// (the default) and on the legacy one (`BLUEWIRE_HOST_BACKEND=legacy`, scripts/test.sh); the first
-/// test here makes sure each run really is on the backend it names.
-@Suite("BluetoothHost backends")
-struct HostBackendTests {
+/// `BluetoothHost` as the shell over `EngineHost` (Docs/Design.md "BluetoothHost over the engine"),
+/// against the bring-up capture Bluewire recorded with a bumble controller.
+@Suite("BluetoothHost shell")
+struct HostShellTests {
     static func replay() throws -> (ReplayTransport, Int) {
         let url = ReplayFixtures.captures.appendingPathComponent(ReplayHostBringUpTests.captureName)
         let records = try ReplayHostBringUpTests.records(url)
@@ -21,41 +18,27 @@ struct HostBackendTests {
         return (ReplayTransport(script: ReplayScript(records: records), options: .init(strict: true)), sent)
     }
 
-    @Test("a host made without a backend takes the process's: the engine, unless BLUEWIRE_HOST_BACKEND=legacy")
-    func processDefaultFollowsTheEnvironment() throws {
-        let (transport, _) = try Self.replay()
-        let host = BluetoothHost(transport: transport)
-        let wanted: HostBackend = ProcessInfo.processInfo.environment["BLUEWIRE_HOST_BACKEND"] == "legacy" ? .legacy : .engine
-        #expect(HostBackend.processDefault == wanted)
-        #expect(host.backend == wanted)
+    @Test("bring-up replays byte-exactly and the host keeps the controller it learnt")
+    func bringUpReplays() async throws {
+        let (transport, sent) = try Self.replay()
+        let host = BluetoothHost(
+            transport: transport, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress),
+            clock: TestClock(), logger: .provokedFailure)
+        let learnt = try await host.start()
+        #expect(await host.controller == learnt)
+        #expect(learnt.randomAddress == ReplayHostBringUpTests.recordedAddress)
+        try await transport.verify()
+        #expect(await transport.sentCount == sent)
+        await host.close()
     }
 
-    @Test("on the engine backend, bring-up replays byte-exactly with the same controller learnt as on the legacy one")
-    func engineBringUpMatchesLegacy() async throws {
-        var learnt: [HostBackend: ControllerInfo] = [:]
-        for backend in [HostBackend.legacy, .engine] {
-            let (transport, sent) = try Self.replay()
-            let host = BluetoothHost(
-                transport: transport, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress),
-                clock: TestClock(), logger: .provokedFailure, backend: backend)
-            #expect(host.backend == backend)
-            learnt[backend] = try await host.start()
-            #expect(await host.controller == learnt[backend])
-            try await transport.verify()
-            #expect(await transport.sentCount == sent, "\(backend)")
-            await host.close()
-        }
-        #expect(learnt[.engine] != nil)
-        #expect(learnt[.engine] == learnt[.legacy])
-    }
-
-    @Test("on the engine backend, transitions(of:) and a refused reset before start() send nothing; bring-up then replays strictly")
+    @Test("transitions(of:) and a refused reset before start() send nothing; bring-up then replays strictly")
     func peerCallsBeforeStartSendNothing() async throws {
         let (transport, sent) = try Self.replay()
         let watched = InboundWatchingTransport(transport)
         let host = BluetoothHost(
             transport: watched, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress),
-            clock: TestClock(), logger: .provokedFailure, backend: .engine)
+            clock: TestClock(), logger: .provokedFailure)
         let peer = try #require(BluetoothAddress(parsing: "C0:11:22:33:44:55/random"))
         _ = await host.transitions(of: peer)
         await #expect(throws: HostError.self, "Reset is refused outside Error") { try await host.reset(peer) }
@@ -69,12 +52,12 @@ struct HostBackendTests {
         await host.close()
     }
 
-    @Test("on the engine backend, events() streams end when the host closes, and start() after close is refused")
+    @Test("events() streams end when the host closes, and start() after close is refused")
     func engineEventsEndAtClose() async throws {
         let (transport, _) = try Self.replay()
         let host = BluetoothHost(
             transport: transport, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress),
-            clock: TestClock(), logger: .provokedFailure, backend: .engine)
+            clock: TestClock(), logger: .provokedFailure)
         try await host.start()
         let events = await host.events()
         let drained = Task { var count = 0; for await _ in events { count += 1 }; return count }
