@@ -84,14 +84,8 @@ public struct ATTBearer: Sendable {
 
     /// The next PDU to send or event to handle, in the order they arose; nil when there is none.
     public mutating func nextOutput() -> ATTBearerOutput? {
-        guard outputHead < outputs.count else { return nil }
-        let output = outputs[outputHead]
-        outputHead += 1
-        if outputHead == outputs.count {
-            outputs.removeAll(keepingCapacity: true)
-            outputHead = 0
-        }
-        return output
+        // Moved out, not copied (an empty `.send` is left behind, which costs nothing to destroy).
+        outputs.takeFront(at: &outputHead, leaving: .send([]))
     }
 
     /// Every pending output, in order.

@@ -8,14 +8,22 @@ extension HostEngine {
     /// One ACL data packet from the controller: reassembled into an L2CAP PDU (Core Vol 3 Part A
     /// §7.2) and routed by channel. Packets longer than the controller's buffer size (bumble sends
     /// such) are taken as they come: the reassembler checks only the L2CAP length.
-    mutating func receiveACL(_ payload: ArraySlice<UInt8>) {
-        guard let packet = try? ACLPacket(decoding: payload) else { return }
+    ///
+    /// Returns false when the packet was a notification taken by the fast path, which changes
+    /// nothing the engine's procedures wait for (so `receive` need not pump them).
+    mutating func receiveACL(_ payload: ArraySlice<UInt8>) -> Bool {
+        guard let packet = try? ACLPacket(decoding: payload) else { return true }
         let result = reassembler.receive(packet)
-        guard let pdu = result.pdu, let index = links.index(forKey: pdu.handle) else { return }
+        guard let pdu = result.pdu, let index = links.index(forKey: pdu.handle) else { return true }
         switch pdu.channelID {
         case .att:
             // Through `values[index]`, mutated in place: `links[handle]?.` would move the whole
             // link through an Optional, whose coroutine frame is heap-allocated on every packet.
+            if let notification = links.values[index].bearer.receiveNotification(pdu.payload, now: now) {
+                // The commonest PDU, straight to the notification lane (ATTBearer+NotificationFastPath).
+                emitNotification(connection: pdu.handle, attribute: notification.handle, value: notification.value, isIndication: false)
+                return false
+            }
             links.values[index].bearer.receive(pdu.payload, now: now)
             drainBearer(handle: pdu.handle)
         case .leSignaling:
@@ -27,6 +35,7 @@ extension HostEngine {
             // Dynamic CIDs: K-frames of the credit based channels (HostEngine+Channels).
             receiveChannelFrame(handle: pdu.handle, channelID: pdu.channelID, payload: pdu.payload)
         }
+        return true
     }
 
     /// Fragments an L2CAP payload to the controller's buffer size and queues it behind the link's

@@ -42,6 +42,24 @@ extension HostEngine {
         #endif
     }
 
+    /// Every notification on the lane, in order, in `batch` (emptied first; its capacity is kept,
+    /// and the lane and `batch` trade storage, so a shell that reuses `batch` allocates nothing in
+    /// steady state): what `nextNotification` until nil gives, in one call. Take the lane this way
+    /// until it stays empty before each `nextOutput`, to keep the order.
+    public mutating func takeNotifications(into batch: inout [HostNotification]) {
+        batch.removeAll(keepingCapacity: true)
+        #if !BLUEWIRE_NO_CENTRAL
+        guard notificationHead < notifications.count else { return }
+        if notificationHead == 0 {
+            swap(&batch, &notifications)
+        } else {
+            batch.append(contentsOf: notifications[notificationHead...])
+            notifications.removeAll(keepingCapacity: true)
+        }
+        notificationHead = 0
+        #endif
+    }
+
     /// A notification or indication for the application: on the lane while no other output waits,
     /// else behind the outputs already queued.
     mutating func emitNotification(connection: UInt16, attribute: UInt16, value: ArraySlice<UInt8>, isIndication: Bool) {

@@ -225,13 +225,15 @@ public struct HostEngine: Sendable {
     /// time after the one it is armed at, so none falls due while the time stands still, and the
     /// packets of one transport read, handed in at one time, cost one check.
     public mutating func receive(_ packet: HCIPacket, now: MonotonicInstant) {
-        if now > self.now || timersCheckedAt != self.now { advanceTime(to: now) }
+        let timersDue = now > self.now || timersCheckedAt != self.now
+        if timersDue { advanceTime(to: now) }
         switch packet.type {
         case .event:
             guard let event = try? HCIEvent(decoding: packet.payload) else { return }
             handle(event)
         case .acl:
-            receiveACL(packet.payload)
+            // A notification on the fast path changed nothing the procedures wait for.
+            if !receiveACL(packet.payload), !timersDue { return }
         default:
             break
         }

@@ -100,7 +100,9 @@ public struct L2CAPReassembler: Sendable {
             return continuation(handle: handle, data: data)
         }
         var dropped: L2CAPReassemblyError?
-        if let old = partials.removeValue(forKey: handle) {
+        // Checked for emptiness first: the common packet is a whole PDU on a link with no partial
+        // one, and a dictionary removal costs a hash per packet.
+        if !partials.isEmpty, let old = partials.removeValue(forKey: handle) {
             switch old {
             case .collecting(let buffer, let expected):
                 dropped = L2CAPReassemblyError(

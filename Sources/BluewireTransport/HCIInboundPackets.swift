@@ -88,6 +88,17 @@ public struct HCIInboundPackets: AsyncSequence, Sendable {
             queue.yield(packet)
         }
 
+        /// Delivers `packets` in order (after all packets yielded before them) under one lock and
+        /// with one wake-up of the consumer: what a transport does with the packets of one read.
+        public func yield(contentsOf packets: [HCIPacket]) {
+            queue.yield(contentsOf: packets)
+        }
+
+        /// `yield(contentsOf:)` for part of a batch.
+        public func yield(contentsOf packets: ArraySlice<HCIPacket>) {
+            queue.yield(contentsOf: packets)
+        }
+
         /// Ends the sequence: normally when `error` is nil, else the consumer's next call throws `error`
         /// (after the packets already yielded). Later calls to `yield` and `finish` are ignored.
         public func finish(throwing error: TransportError? = nil) {

@@ -64,6 +64,24 @@ package final class SingleConsumerQueue<Element: Sendable, Failure: Error>: Send
         waiter?.resume(returning: .success(element))
     }
 
+    /// Appends every element of `elements` in order under one lock, handing the first to the
+    /// waiting consumer, if any: a producer with a burst (a transport read that held several
+    /// packets) wakes the consumer once for all of them, and the consumer takes the rest with
+    /// `takeBuffered` without suspending again. Ignored after `finish`.
+    @inlinable package func yield(contentsOf elements: some Collection<Element>) {
+        guard let first = elements.first else { return }
+        let waiter: Waiter? = state.withLock { state in
+            guard state.end == nil else { return nil }
+            if !state.waiters.isEmpty {
+                state.buffer.append(contentsOf: elements.dropFirst())
+                return state.waiters.removeFirst().continuation
+            }
+            state.buffer.append(contentsOf: elements)
+            return nil
+        }
+        waiter?.resume(returning: .success(first))
+    }
+
     /// Ends the queue: the consumer gets what is buffered, then `error` once (if any), then nil.
     /// Later calls are ignored.
     @inlinable package func finish(throwing error: Failure? = nil) {

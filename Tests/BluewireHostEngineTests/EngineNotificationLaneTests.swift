@@ -63,6 +63,42 @@ struct EngineNotificationLaneTests {
         #expect(fromLane == [1])
     }
 
+    @Test("takeNotifications takes the lane a batch at a time in the order nextNotification gives, and the outputs keep theirs")
+    func batchedLaneOrder() throws {
+        var engine = try Self.engineWithMixedOutputs()
+        var order: [String] = []
+        var batch: [HostNotification] = []
+        var batches = 0
+        while true {
+            while true {
+                engine.takeNotifications(into: &batch)
+                if batch.isEmpty { break }
+                batches += 1
+                for notification in batch { order.append("N\(notification.value.first ?? 0)") }
+            }
+            guard let output = engine.nextOutput() else { break }
+            order.append(Self.describe(output))
+        }
+        #expect(order == ["N1", "refused", "send", "N2"])
+        #expect(batches == 1)
+    }
+
+    @Test("a burst of notifications comes out of takeNotifications as one batch, and a second take finds the lane empty")
+    func burstInOneBatch() throws {
+        var (driver, _) = try EngineATTPDURequestTests.connected()
+        driver.drain()
+        var engine = driver.engine
+        for value in UInt8(1)...5 { engine.receive(Self.notification(value), now: driver.now) }
+        var batch: [HostNotification] = [HostNotification(connection: 9, attribute: 9, value: [9], isIndication: true)]
+        engine.takeNotifications(into: &batch)
+        #expect(batch.map { $0.value.first ?? 0 } == [1, 2, 3, 4, 5])
+        #expect(batch.allSatisfy { $0.connection == Self.link && $0.attribute == 0x0003 && !$0.isIndication })
+        engine.takeNotifications(into: &batch)
+        #expect(batch.isEmpty)
+        #expect(engine.nextNotification() == nil)
+        #expect(engine.nextOutput() == nil)
+    }
+
     @Test("a stream of notifications with nothing else waiting goes entirely through the lane")
     func streamOnLane() throws {
         var (driver, _) = try EngineATTPDURequestTests.connected()

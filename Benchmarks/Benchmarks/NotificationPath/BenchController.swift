@@ -36,6 +36,16 @@ final class BenchController: HCITransport {
         continuation.yield(HCIPacket(type: .acl, payload: acl))
     }
 
+    /// Packets that arrived together, as the descriptor transports yield the packets of one read
+    /// (or of one poll wake-up on the user channel): one hand-off for all of them.
+    func deliver(packet: HCIPacket) {
+        continuation.yield(packet)
+    }
+
+    func deliver(burst: ArraySlice<HCIPacket>) {
+        continuation.yield(contentsOf: burst)
+    }
+
     func send(_ packet: HCIPacket) async throws(TransportError) {
         if closed.withLock({ $0 }) { throw .closed }
         let bytes = Array(packet.payload)

@@ -88,10 +88,11 @@ extension BluetoothHost {
 
     /// Installs the engine host's notification handler: every notification and confirmed indication
     /// goes to this host's routes synchronously, on the executor the two share, as its packet is
-    /// decoded (ShellNotificationRoutes: no actor state and no allocation on the way).
+    /// decoded (ShellNotificationRoutes: no actor state and no allocation on the way). The routes are
+    /// held strongly (no weak load per notification): they hold nothing that leads back to the host.
     func installNotificationRoute(_ engineHost: EngineHost) {
-        let route: @Sendable (UInt16, GATTNotification) -> Void = { [weak routes = notificationRoutes] handle, notification in
-            routes?.deliver(notification, on: handle)
+        let route: @Sendable (UInt16, GATTNotification) -> Void = { [routes = notificationRoutes] handle, notification in
+            routes.deliver(notification, on: handle)
         }
         engineHost.assumeIsolated { $0.setNotificationHandler(route) }
     }

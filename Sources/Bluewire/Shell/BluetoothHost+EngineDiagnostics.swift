@@ -1,6 +1,6 @@
 import BluewireHostEngine
 
-/// A GATT client session, held weakly (`HostDiagnostics.liveGATTSessions`).
+/// A GATT client session, held weakly (`HostDiagnostics.liveGATTSessions`, ShellNotificationRoutes).
 struct WeakGATTClientSession {
     weak var session: GATTClientSession?
 }

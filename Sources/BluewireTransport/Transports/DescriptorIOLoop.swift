@@ -117,6 +117,7 @@ final class DescriptorIOLoop: Sendable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
         var framer = H4Framer()
+        var batch: [HCIPacket] = []
         var bytesRead = 0
         var failure: TransportError?
         loop: while true {
@@ -137,45 +138,66 @@ final class DescriptorIOLoop: Sendable {
                 break
             }
             guard !events[0].isDisjoint(with: [.readable, .hangUp, .error]) else { continue }
-            let count: Int
-            do throws(SystemCallError) {
-                guard let read = try descriptor.read(into: buffer) else { continue }
-                count = read
-            } catch where error.errno == .ioError && !isSocket {
-                // A pty whose other side closed reads EIO: that is the end of the stream.
-                count = 0
-            } catch {
-                failure = .system(error)
-                break
-            }
-            if count == 0 {
-                if framing == .h4Stream {
-                    do throws(H4FramingError) { try framer.finish() } catch { failure = .framing(error) }
+            // Every packet this wake-up reads goes to the consumer in one batch: one lock and one
+            // wake-up of the host's loop for a burst, not one per packet.
+            var ended = false
+            for _ in 0..<(framing == .packetPerRead ? Self.readsPerWakeup : 1) {
+                let count: Int
+                do throws(SystemCallError) {
+                    guard let read = try descriptor.read(into: buffer) else { break }
+                    count = read
+                } catch where error.errno == .ioError && !isSocket {
+                    // A pty whose other side closed reads EIO: that is the end of the stream.
+                    count = 0
+                } catch {
+                    failure = .system(error)
+                    ended = true
+                    break
                 }
-                break
+                if count == 0 {
+                    if framing == .h4Stream {
+                        do throws(H4FramingError) { try framer.finish() } catch { failure = .framing(error) }
+                    }
+                    ended = true
+                    break
+                }
+                // One copy out of the reusable buffer per read; packets are slices of it from here on.
+                let chunk = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                defer { bytesRead += count }
+                if let error = collect(chunk, streamOffset: bytesRead, framer: &framer, into: &batch) {
+                    failure = error
+                    ended = true
+                    break
+                }
             }
-            // One copy out of the reusable buffer per read; packets are slices of it from here on.
-            let chunk = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            defer { bytesRead += count }
-            if let error = deliver(chunk, streamOffset: bytesRead, framer: &framer) {
-                failure = error
-                break
+            // What arrived before an error or the end is delivered before it.
+            if !batch.isEmpty {
+                continuation.yield(contentsOf: batch)
+                batch.removeAll(keepingCapacity: true)
             }
+            if ended { break }
         }
         shutDown(failure: failure)
     }
 
-    private func deliver(_ chunk: [UInt8], streamOffset: Int, framer: inout H4Framer) -> TransportError? {
+    /// Reads per poll wake-up on a packet-per-read descriptor (the HCI user channel), until the
+    /// socket has nothing more: a burst of notifications reaches the host as one batch.
+    static var readsPerWakeup: Int { 32 }
+
+    /// The packets in `chunk`, appended to `batch`.
+    private func collect(
+        _ chunk: [UInt8], streamOffset: Int, framer: inout H4Framer, into batch: inout [HCIPacket]
+    ) -> TransportError? {
         switch framing {
         case .packetPerRead:
             guard let type = HCIPacketType(rawValue: chunk[0]) else {
                 return .framing(H4FramingError(.unknownPacketType, packetType: chunk[0], offset: streamOffset))
             }
-            continuation.yield(HCIPacket(type: type, payload: chunk[1...]))
+            batch.append(HCIPacket(type: type, payload: chunk[1...]))
         case .h4Stream:
             framer.append(chunk)
             do {
-                while let packet = try framer.nextPacket() { continuation.yield(packet) }
+                while let packet = try framer.nextPacket() { batch.append(packet) }
             } catch {
                 return .framing(error)
             }
