@@ -54,6 +54,10 @@ public actor EngineHost {
     /// Whether the shell wants `.drained` at the end of each drain (while it has ACL queue waiters):
     /// off, a drain costs it nothing.
     var shellWantsDrained = false
+    /// The generation of each link up now, by handle: a later link that gets a freed handle gets a
+    /// new one (EngineHost+LinkGenerations).
+    var linkGenerations: [UInt16: UInt64] = [:]
+    var nextLinkGeneration: UInt64 = 1
     /// The request `performNow` runs, and its completion once the drain saw it (EngineHost+PerformNow).
     var immediateRequest: HostRequestID?
     var immediateResult: Result<HostCompletion, HostEngineError>?
@@ -200,7 +204,11 @@ public actor EngineHost {
                 }
                 shellTap?(.event(event))
                 channelRouter.route(event, host: self)
-                if case .disconnected(let handle, _) = event { notificationStreams.linkDown(handle) }
+                if case .connected(let link) = event { linkCameUp(link.handle) }
+                if case .disconnected(let handle, _) = event {
+                    notificationStreams.linkDown(handle)
+                    linkGenerations[handle] = nil
+                }
                 routePairingPrompt(event)
                 for observer in observers.values { observer.yield(event) }
             }
