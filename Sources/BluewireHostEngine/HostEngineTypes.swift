@@ -89,6 +89,10 @@ public enum HostEngineError: Error, Hashable, Sendable {
     case cancelled
     /// No link with this handle.
     case unknownConnection(UInt16)
+    /// The link an `EngineConnection` was made for (to `peer`) has ended, and its handle names a
+    /// later link now: a controller may give a freed handle to the next link (Core Vol 4 Part E
+    /// §7.7.65.1). Nothing was done on the later link.
+    case staleConnection(handle: UInt16, peer: BluetoothAddress)
     /// The link went down with this reason before the operation finished.
     case disconnected(HCIStatus)
     /// The ATT bearer refused or failed the operation (e.g. the 30 s transaction timeout, §3.3.3).

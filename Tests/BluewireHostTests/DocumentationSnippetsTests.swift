@@ -72,7 +72,10 @@ enum DocumentationSnippets {
             case .connected(let connection):
                 print("connected", connection.peer)
             case .subscriptionChanged(let subscription) where subscription.indications:
-                _ = try await host.indicate(temperature.valueHandle, value: [0x00, 0x25, 0x01, 0x00, 0xFF])
+                // The central that subscribed, while its link is up.
+                if let central = await host.connection(handle: subscription.connection) {
+                    _ = try await host.indicate(temperature.valueHandle, value: [0x00, 0x25, 0x01, 0x00, 0xFF], to: central)
+                }
             case .disconnected(_, let peer, let reason):
                 print("disconnected", peer, reason)
             default:

@@ -28,13 +28,16 @@ actor EventRecorder<Event: Sendable> {
     }
 
     /// Waits until `count` events match. The virtual link is immediate, so the limit is only there
-    /// to turn a Host that never gets there into a failure instead of a hang.
-    func wait(for count: Int = 1, _ what: String, where predicate: @escaping @Sendable (Event) -> Bool) async throws {
+    /// to turn a Host that never gets there into a failure instead of a hang (a bumble peer, which
+    /// answers from Python on a shared machine, gets a longer one).
+    func wait(
+        for count: Int = 1, within limit: Duration = .seconds(10), _ what: String, where predicate: @escaping @Sendable (Event) -> Bool
+    ) async throws {
         if events.filter(predicate).count >= count { return }
         let id = nextID
         nextID += 1
         let timer = Task {
-            try await Task.sleep(for: .seconds(10))
+            try await Task.sleep(for: limit)
             self.expire(id, what)
         }
         defer { timer.cancel() }

@@ -56,9 +56,12 @@ struct Magic8BallPeripheral: AsyncParsableCommand {
                 case .write(let write) where write.handle == question:
                     let reply = Array(Magic8BallProfile.answer(to: write.value).utf8)
                     lastAnswers.withLock { $0[write.connection] = reply }
-                    // Only the asker hears the answer, if it subscribed.
-                    let told = (try? await host.notify(answer, value: reply, to: write.connection)) ?? []
-                    say("\"\(String(decoding: write.value, as: UTF8.self))\" -> \"\(String(decoding: reply, as: UTF8.self))\"\(told.isEmpty ? " (not subscribed)" : "")")
+                    // Only the asker hears the answer, if it subscribed (and is still connected).
+                    var told = false
+                    if let asker = await host.connection(of: event) {
+                        told = (try? await host.notify(answer, value: reply, to: asker)) ?? false
+                    }
+                    say("\"\(String(decoding: write.value, as: UTF8.self))\" -> \"\(String(decoding: reply, as: UTF8.self))\"\(told ? "" : " (not subscribed)")")
                 default:
                     break
                 }

@@ -57,11 +57,14 @@ struct OTAPeripheral: AsyncParsableCommand {
                     let status = update.status
                     if write.value.first == 0x02 { say("receiving \(status.expected) bytes") }
                     if write.value.first == 0x03 { say("image \(status)") }
-                    _ = try? await host.notify(handles.status, value: status.bytes, to: write.connection)
+                    if let central = await host.connection(of: event) {
+                        _ = try? await host.notify(handles.status, value: status.bytes, to: central)
+                    }
                 case .write(let write) where write.handle == handles.data:
                     chunks += 1
                     let status = update.status
-                    _ = try? await host.notify(handles.status, value: status.bytes, to: write.connection)
+                    let central = await host.connection(of: event)
+                    if let central { _ = try? await host.notify(handles.status, value: status.bytes, to: central) }
                     // A line per quarter of the image.
                     let quarter = status.expected > 0 ? status.received * 4 / status.expected : 0
                     if quarter > lastReported {
@@ -72,7 +75,7 @@ struct OTAPeripheral: AsyncParsableCommand {
                         dropped = true
                         say("dropping the link after chunk \(chunks)")
                         update.linkEnded(write.connection)
-                        try? await host.disconnect(handle: write.connection)
+                        try? await central?.disconnect()
                     }
                 default:
                     break

@@ -17,12 +17,12 @@ import BluewireHostEngine
 extension EngineConnection: ATTRequestPerformer {
     /// The link's ATT_MTU (23 until an MTU exchange, Core Vol 3 Part F §3.2.8; 23 once the link is gone).
     public var mtu: Int {
-        get async { await host.mtu(of: link.handle) ?? ATTBearer.defaultMTU }
+        get async { await host.mtu(of: self) ?? ATTBearer.defaultMTU }
     }
 
     /// Sends one request PDU and returns the server's answer: its response, or its Error Response as a PDU.
     public func request(_ pdu: ATTPDU) async throws(ConnectionError) -> ATTPDU {
-        switch await host.performCancellable(.gatt(connection: link.handle, .attRequest(pdu))) {
+        switch await host.performCancellable(.gatt(connection: link.handle, .attRequest(pdu)), on: self) {
         case .success(.attResponse(let answer)): return answer
         case .success(let other): throw .gatt("unexpected completion \(other)")
         case .failure(let error): throw Self.connectionError(error)
@@ -31,7 +31,7 @@ extension EngineConnection: ATTRequestPerformer {
 
     /// Sends a Write Command or Signed Write Command (no response, §3.4.5.3, §3.4.5.4).
     public func send(_ pdu: ATTPDU) async throws(ConnectionError) {
-        if case .failure(let error) = await host.performCancellable(.gatt(connection: link.handle, .attCommand(pdu))) {
+        if case .failure(let error) = await host.performCancellable(.gatt(connection: link.handle, .attCommand(pdu)), on: self) {
             throw Self.connectionError(error)
         }
     }
@@ -39,14 +39,15 @@ extension EngineConnection: ATTRequestPerformer {
     /// Values of the notifications and indications for `valueHandle` on this link (the engine confirms
     /// indications, §3.4.7.2); registered before this returns, finished when the link ends.
     public func notifications(for valueHandle: UInt16) async -> AsyncStream<ArraySlice<UInt8>> {
-        await host.notificationValues(connection: link.handle, valueHandle: valueHandle)
+        await host.notificationValues(on: self, valueHandle: valueHandle)
     }
 
     /// The engine's error as the `ConnectionError` GATT operations expect.
     static func connectionError(_ error: HostEngineError) -> ConnectionError {
         switch error {
         case .disconnected(let reason): .disconnected(reason)
-        case .unknownConnection: .disconnected(.unknownConnectionIdentifier)
+        // The link this connection was made for is gone (a later one may have its handle).
+        case .unknownConnection, .staleConnection: .disconnected(.unknownConnectionIdentifier)
         case .att(let bearer): .att(bearer)
         case .cancelled: .cancelled
         default: .gatt("\(error)")

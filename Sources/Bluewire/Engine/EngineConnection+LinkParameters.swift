@@ -13,7 +13,7 @@ extension EngineConnection {
     ///   Unknown HCI Command), and the link keeps the lengths it had; `.unknownConnection(handle)` or
     ///   `.disconnected(reason)` once the link is gone.
     public func setDataLength(txOctets: UInt16 = 251, txTime: UInt16 = 2120) async throws(HostEngineError) {
-        _ = try await host.perform(.setDataLength(connection: link.handle, txOctets: txOctets, txTime: txTime)).get()
+        _ = try await host.perform(.setDataLength(connection: link.handle, txOctets: txOctets, txTime: txTime), on: self).get()
     }
 
     /// Asks for new connection parameters on this link (LE Connection Update, Core Vol 4 Part E
@@ -27,7 +27,7 @@ extension EngineConnection {
     ///   Remote Feature 0x1A from a peer without the procedure, for one); `.disconnected(reason)` when the
     ///   link goes down first; `.unknownConnection(handle)`.
     public func updateParameters(_ parameters: LEConnectionParameters) async throws(HostEngineError) -> HostConnectionParameters {
-        let completion = try await host.perform(.updateConnection(connection: link.handle, parameters)).get()
+        let completion = try await host.perform(.updateConnection(connection: link.handle, parameters), on: self).get()
         guard case .connectionParameters(let now) = completion else { throw .command(.failed(.leConnectionUpdate, .unspecifiedError)) }
         return now
     }

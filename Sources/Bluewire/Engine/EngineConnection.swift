@@ -7,15 +7,33 @@ import BluewireHostEngine
 /// disconnection. A value: it names the link by handle, and every call goes through the host's engine,
 /// so the operation queue, the connection's state machine and the Security Manager decide as for
 /// `perform(_:)`. Calls on a link that has gone throw `.unknownConnection` (or `.disconnected` with the reason).
+///
+/// It names one link, not a handle: a controller may give the handle of a link that ended to a
+/// later one (Core Vol 4 Part E §7.7.65.1), and a call made then is refused with `.staleConnection`
+/// instead of acting on the later link. The host tells a later link by its peer and role, and, for
+/// an `EngineConnection` from `EngineHost.connect(to:)` or `EngineHost.connection(_:)`, by the
+/// number the host gave the link when it came up (a later link of the same peer).
 public struct EngineConnection: Sendable {
     /// The host the link belongs to.
     public let host: EngineHost
     /// The link as the engine reported it when it came up (handle, peer, role, identity address).
     public let link: HostConnection
+    /// The host's number for the link, when it was known as this value was made (nil from
+    /// `init(host:link:)`, which then tells links apart by peer and role only).
+    let generation: UInt64?
 
+    /// The link `link` of `host`. Prefer `EngineHost.connection(_:)`, which also records which link
+    /// of that peer it is.
     public init(host: EngineHost, link: HostConnection) {
         self.host = host
         self.link = link
+        self.generation = nil
+    }
+
+    init(host: EngineHost, link: HostConnection, generation: UInt64) {
+        self.host = host
+        self.link = link
+        self.generation = generation
     }
 
     /// The connection handle (Core Vol 4 Part E §5.3.1).
@@ -25,19 +43,19 @@ public struct EngineConnection: Sendable {
     /// encryption, authenticated, or authenticated LE Secure Connections with a 16-octet key.
     /// `.unencrypted` once the link is gone.
     public var securityLevel: LinkSecurityLevel {
-        get async { await host.security(of: link.handle)?.level ?? .unencrypted }
+        get async { await host.security(of: self)?.level ?? .unencrypted }
     }
 
     /// The encryption key size in octets (7–16, Core Vol 3 Part H §2.3.4), 0 while unencrypted or
     /// once the link is gone.
     public var keySize: UInt8 {
-        get async { await host.security(of: link.handle)?.keySize ?? 0 }
+        get async { await host.security(of: self)?.keySize ?? 0 }
     }
 
     /// How the last pairing on this link authenticated (Core Vol 3 Part H §2.3.5.1), nil when none ran
     /// (encrypted with a bond, or not paired).
     public var pairingMethod: PairingMethod? {
-        get async { await host.pairingMethod(of: link.handle) }
+        get async { await host.pairingMethod(of: self) }
     }
 
     /// Pairs (Core Vol 3 Part H §2.3): as central with a Pairing Request, as peripheral with a Security
@@ -45,28 +63,31 @@ public struct EngineConnection: Sendable {
     /// encrypted and the keys are distributed; the host's `PairingDelegate` answers passkeys and
     /// comparisons. Needs `EngineHost.configureSecurity` first.
     /// - Throws: `.security(.pairingFailed(reason))` with the SMP reason by name (the link stays at its
-    ///   old level), `.disconnected(reason)`, or `.unknownConnection(handle)`.
+    ///   old level), `.disconnected(reason)`, `.unknownConnection(handle)`, or `.staleConnection` once a
+    ///   later link has the handle.
     public func pair() async throws(HostEngineError) -> LinkSecurityLevel {
-        try await host.pair(link.handle)
+        try await host.pair(self)
     }
 
     /// Central: encrypts with the stored bond's key, without pairing (§2.4.4).
     /// - Throws: `.security(.notBonded)` with no bond for the peer; `.security(.encryptionFailed(status))` when the
     ///   peer lost its keys (PIN or Key Missing): pair again or not, the application decides.
     public func encrypt() async throws(HostEngineError) -> LinkSecurityLevel {
-        try await host.encrypt(link.handle)
+        try await host.encrypt(self)
     }
 
     /// A GATT client operation, queued behind the link's earlier ones (one ATT request at a time,
     /// Core Vol 3 Part F §3.3.2); raised security on the server's demand when security is configured.
     public func perform(_ request: GATTClientRequest) async throws(HostEngineError) -> HostCompletion {
-        try await host.perform(.gatt(connection: link.handle, request)).get()
+        try await host.perform(.gatt(connection: link.handle, request), on: self).get()
     }
 
     /// Disconnects with Remote User Terminated Connection (Core Vol 4 Part E §7.1.6) and returns the
     /// reason the controller reported once Disconnection Complete arrived.
+    /// - Throws: `.unknownConnection(handle)` once the link is gone, `.staleConnection` once a later
+    ///   link has its handle (that link is left alone).
     public func disconnect() async throws(HostEngineError) -> HCIStatus {
-        let completion = try await host.perform(.disconnect(handle: link.handle, reason: .remoteUserTerminatedConnection)).get()
+        let completion = try await host.perform(.disconnect(handle: link.handle, reason: .remoteUserTerminatedConnection), on: self).get()
         if case .disconnected(let reason) = completion { return reason }
         return .remoteUserTerminatedConnection
     }
@@ -84,11 +105,13 @@ extension EngineHost {
     ) async throws(HostEngineError) -> EngineConnection {
         let completion = try await perform(.connect(peer, parameters)).get()
         guard case .connected(let link) = completion else { throw .connectionFailed(.unspecifiedError) }
-        return EngineConnection(host: self, link: link)
+        return EngineConnection(host: self, link: link, generation: generation(of: link))
     }
 
-    /// The link a peripheral learned of from `.connected` in `events()`, as an `EngineConnection`.
+    /// The link a peripheral learned of from `.connected` in `events()`, as an `EngineConnection`
+    /// that names that link only: once it is gone, its calls are refused, also when a later link has
+    /// its handle (ask while the link is up, as its `.connected` arrives).
     public func connection(_ link: HostConnection) -> EngineConnection {
-        EngineConnection(host: self, link: link)
+        EngineConnection(host: self, link: link, generation: generation(of: link))
     }
 }

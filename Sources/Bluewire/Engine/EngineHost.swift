@@ -56,6 +56,10 @@ public actor EngineHost {
     var shellWantsDrained = false
     /// Storage for `drainNotificationLane`'s batches, kept so that a drain allocates nothing.
     var notificationBatch: [HostNotification] = []
+    /// The generation of each link up now, by handle: a later link that gets a freed handle gets a
+    /// new one (EngineHost+LinkGenerations).
+    var linkGenerations: [UInt16: UInt64] = [:]
+    var nextLinkGeneration: UInt64 = 1
     /// The request `performNow` runs, and its completion once the drain saw it (EngineHost+PerformNow).
     var immediateRequest: HostRequestID?
     var immediateResult: Result<HostCompletion, HostEngineError>?
@@ -202,7 +206,11 @@ public actor EngineHost {
                 }
                 shellTap?(.event(event))
                 channelRouter.route(event, host: self)
-                if case .disconnected(let handle, _) = event { notificationStreams.linkDown(handle) }
+                if case .connected(let link) = event { linkCameUp(link.handle) }
+                if case .disconnected(let handle, _) = event {
+                    notificationStreams.linkDown(handle)
+                    linkGenerations[handle] = nil
+                }
                 routePairingPrompt(event)
                 for observer in observers.values { observer.yield(event) }
             }

@@ -45,25 +45,66 @@ extension BluetoothHost {
         try engineSetValue(engineHost, value, for: handle)
     }
 
+    /// Sends `value` in a Handle Value Notification (Core Vol 3 Part F §3.4.7.1) to `connection`, if
+    /// its central is subscribed to notifications of the characteristic at `valueHandle`, cut to the
+    /// link's ATT_MTU − 3 (Part G §4.10). Returns whether it was sent. The PDU goes through the link's
+    /// ATT bearer and the L2CAP fragmenter, and leaves as the controller returns ACL credits.
+    ///
+    /// - Throws: `.staleConnection` when `connection` is not a live link of this host: its link
+    ///   ended, and its handle may name a later link now (Core Vol 4 Part E §7.7.65.1);
+    ///   `.server` when `valueHandle` is no characteristic value that can notify.
+    @discardableResult
+    public func notify(_ valueHandle: UInt16, value: [UInt8], to connection: Connection) throws(PeripheralError) -> Bool {
+        let handle: UInt16
+        do throws(StaleConnectionError) { handle = try liveHandle(of: connection) } catch { throw .staleConnection(error) }
+        return try engineNotify(engineHost, valueHandle, value: value, to: handle).contains(handle)
+    }
+
     /// Sends `value` in a Handle Value Notification (Core Vol 3 Part F §3.4.7.1) to every central
-    /// subscribed to notifications of the characteristic at `valueHandle` (or to `connection` only,
-    /// if it is subscribed), cut to each link's ATT_MTU − 3 (Part G §4.10). Returns the connections
-    /// notified. The PDUs go through each link's ATT bearer and the L2CAP fragmenter, and leave as
-    /// the controller returns ACL credits.
+    /// subscribed to notifications of the characteristic at `valueHandle`, or to the link with the
+    /// HCI handle `connection` only, if it is subscribed, cut to each link's ATT_MTU − 3 (Part G
+    /// §4.10). Returns the handles of the links notified.
+    ///
+    /// The low-level form: a bare handle names whatever link has it when the call runs, and a
+    /// controller may give a handle to a later link once the first one ends (Core Vol 4 Part E
+    /// §7.7.65.1). To reach one central, prefer `notify(_:value:to:)` with a `Connection`
+    /// (`PeripheralEvent.connected`, `connection(handle:)`), which refuses a link that has ended.
     @discardableResult
     public func notify(_ valueHandle: UInt16, value: [UInt8], to connection: UInt16? = nil) throws(PeripheralError) -> [UInt16] {
         try engineNotify(engineHost, valueHandle, value: value, to: connection)
     }
 
-    /// Sends `value` in a Handle Value Indication (Core Vol 3 Part F §3.4.7.2) to every central
-    /// subscribed to indications of the characteristic at `valueHandle` (or to `connection` only),
-    /// and returns once each has confirmed it or cannot any more.
+    /// Sends `value` in a Handle Value Indication (Core Vol 3 Part F §3.4.7.2) to `connection`, if
+    /// its central is subscribed to indications of the characteristic at `valueHandle`, and returns
+    /// once it has confirmed it or cannot any more (the outcome names the link by its handle).
     ///
     /// A central has at most one indication outstanding (§3.3.2): while one waits for its
     /// confirmation, later ones wait in the server's queue, which is bounded
     /// (`GATTServerConfiguration.maximumQueuedIndications`); a value that finds it full is dropped and
     /// reported as `.queueFull`. An unconfirmed indication times out after 30 s and the link is
     /// dropped (§3.3.3).
+    ///
+    /// - Throws: `.staleConnection` when `connection` is not a live link of this host (Core Vol 4
+    ///   Part E §7.7.65.1); `.server` when `valueHandle` is no characteristic value that can indicate.
+    @discardableResult
+    public func indicate(_ valueHandle: UInt16, value: [UInt8], to connection: Connection) async throws(PeripheralError) -> IndicationOutcome {
+        let handle: UInt16
+        do throws(StaleConnectionError) { handle = try liveHandle(of: connection) } catch { throw .staleConnection(error) }
+        return try await engineIndicate(engineHost, valueHandle, value: value, to: handle)
+    }
+
+    /// Sends `value` in a Handle Value Indication (Core Vol 3 Part F §3.4.7.2) to every central
+    /// subscribed to indications of the characteristic at `valueHandle` (or to the link with the HCI
+    /// handle `connection` only), and returns once each has confirmed it or cannot any more.
+    ///
+    /// A central has at most one indication outstanding (§3.3.2): while one waits for its
+    /// confirmation, later ones wait in the server's queue, which is bounded
+    /// (`GATTServerConfiguration.maximumQueuedIndications`); a value that finds it full is dropped and
+    /// reported as `.queueFull`. An unconfirmed indication times out after 30 s and the link is
+    /// dropped (§3.3.3).
+    ///
+    /// The low-level form for one central: a bare handle names whatever link has it when the call
+    /// runs (Core Vol 4 Part E §7.7.65.1). Prefer `indicate(_:value:to:)` with a `Connection`.
     @discardableResult
     public func indicate(_ valueHandle: UInt16, value: [UInt8], to connection: UInt16? = nil) async throws(PeripheralError) -> IndicationOutcome {
         try await engineIndicate(engineHost, valueHandle, value: value, to: connection)
@@ -76,6 +117,23 @@ extension BluetoothHost {
 
     /// What the server and the link hold for one central, to check that no central can make it grow
     /// without bound.
+    ///
+    /// - Throws: when `connection` is not a live link of this host: its link ended, and its handle
+    ///   may name a later link now (Core Vol 4 Part E §7.7.65.1).
+    public func serverState(for connection: Connection) throws(StaleConnectionError) -> PeripheralConnectionState {
+        let handle = try liveHandle(of: connection)
+        guard let state = engineServerState(engineHost, for: handle) else {
+            throw StaleConnectionError(connection: connection, reason: .ended(endedReason(handle)))
+        }
+        return state
+    }
+
+    /// What the server and the link with the HCI handle `connection` hold, or nil when no link has
+    /// that handle.
+    ///
+    /// The low-level form: a bare handle names whatever link has it now, which may be a later link
+    /// than the one it was taken from (Core Vol 4 Part E §7.7.65.1). Prefer
+    /// `serverState(for:)` with a `Connection`.
     public func serverState(for connection: UInt16) -> PeripheralConnectionState? {
         engineServerState(engineHost, for: connection)
     }

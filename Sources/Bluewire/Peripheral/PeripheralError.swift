@@ -27,6 +27,9 @@ public enum PeripheralError: Error, Sendable, CustomStringConvertible {
     case unreadableFile(path: String, reason: String)
     /// A database file is not a valid GATT database (with line and column).
     case databaseFile(path: String, GATTDatabaseFileError)
+    /// `notify` or `indicate` named a `Connection` that is not a live link of this host: its link
+    /// ended, and its handle may name a later link now (Core Vol 4 Part E §7.7.65.1).
+    case staleConnection(StaleConnectionError)
 
     public var description: String {
         switch self {
@@ -48,6 +51,7 @@ public enum PeripheralError: Error, Sendable, CustomStringConvertible {
         case .database(let error): error.description
         case .unreadableFile(let path, let reason): "\(path): \(reason)"
         case .databaseFile(let path, let error): "\(path): \(error)"
+        case .staleConnection(let error): error.description
         }
     }
 }

@@ -5,8 +5,8 @@ extension BluetoothHost {
     /// `waitForACLQueue`: the engine's ACL queue of the link, re-checked at the
     /// end of every drain of the engine host (`EngineShellTap.drained`), which follows each Number Of
     /// Completed Packets (Core Vol 4 Part E §7.7.19) and each disconnection.
-    func engineWaitForACLQueue(_ engineHost: EngineHost, of connection: UInt16, atMost: Int) async -> Bool {
-        guard engineHasLink(engineHost, connection) else { return false }
+    func engineWaitForACLQueue(_ engineHost: EngineHost, of connection: UInt16, peer: BluetoothAddress?, atMost: Int) async -> Bool {
+        guard engineHasLink(engineHost, connection), isLink(connection, to: peer) else { return false }
         if engineQueuedACLPackets(engineHost, of: connection) <= atMost { return true }
         let id = nextObserverID
         nextObserverID += 1
@@ -16,7 +16,7 @@ extension BluetoothHost {
                     continuation.resume(returning: false)
                     return
                 }
-                aclQueueWaiters.append(ACLQueueWaiter(id: id, connection: connection, atMost: atMost, continuation: continuation))
+                aclQueueWaiters.append(ACLQueueWaiter(id: id, connection: connection, peer: peer, atMost: atMost, continuation: continuation))
                 engineHost.assumeIsolated { $0.shellWantsDrained = true }
             }
         } onCancel: {
@@ -57,7 +57,7 @@ extension BluetoothHost {
         var index = 0
         while index < aclQueueWaiters.count {
             let waiter = aclQueueWaiters[index]
-            if !engineHasLink(engineHost, waiter.connection) {
+            if !engineHasLink(engineHost, waiter.connection) || !isLink(waiter.connection, to: waiter.peer) {
                 aclQueueWaiters.remove(at: index).continuation.resume(returning: false)
             } else if engineQueuedACLPackets(engineHost, of: waiter.connection) <= waiter.atMost {
                 aclQueueWaiters.remove(at: index).continuation.resume(returning: true)

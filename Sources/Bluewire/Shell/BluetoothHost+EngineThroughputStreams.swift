@@ -63,7 +63,7 @@ extension BluetoothHost {
                 sequence &+= 1
                 count += 1
             }
-            guard await engineWaitForACLQueue(engineHost, of: connection, atMost: high / 2) else { break }
+            guard await engineWaitForACLQueue(engineHost, of: connection, peer: nil, atMost: high / 2) else { break }
         }
         return .success(count)
     }

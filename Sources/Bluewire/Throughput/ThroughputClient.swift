@@ -210,7 +210,7 @@ public struct ThroughputClient: Sendable {
         if mode == .writeWithoutResponse {
             // Until the controller has taken the last write: the sink report's answer when there is
             // one (a round trip later at most), else the host's queue running empty.
-            if sink == nil { _ = await host.waitForACLQueue(of: handle, atMost: 0) }
+            if sink == nil { _ = try? await host.waitForACLQueue(of: connection, atMost: 0) }
             end = clock.now
         }
         return ThroughputReport(
