@@ -25,7 +25,7 @@ for entry in "${modules[@]}"; do
   [ -n "$srcs" ] || { echo "embedded: $name has no sources"; exit 1; }
   # shellcheck disable=SC2086
   swiftc -enable-experimental-feature Embedded -target "$target" -wmo -parse-as-library \
-    -Osize -module-name "$name" -I "$out" \
+    -Osize -package-name bluewire -module-name "$name" -I "$out" \
     -emit-module -emit-module-path "$out/$name.swiftmodule" \
     -c $srcs -o "$out/$name.o"
   echo "embedded: $name OK ($(echo $srcs | wc -w) files)"
@@ -37,7 +37,7 @@ for conditions in "-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_N
   "-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS"; do
   # shellcheck disable=SC2086
   swiftc -enable-experimental-feature Embedded -target "$target" -wmo -parse-as-library \
-    -Osize $conditions -module-name BluewireHostEngine -I "$out" \
+    -Osize -package-name bluewire $conditions -module-name BluewireHostEngine -I "$out" \
     -c $engine_srcs -o "$out/BluewireHostEngine-conditions.o"
   echo "embedded: BluewireHostEngine OK with $conditions"
 done

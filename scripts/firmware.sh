@@ -48,7 +48,8 @@ engine_conditions_central=(-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS)
 # -sil-inline-caller-benefit-reduction-factor 8 (default 2): -Osize inlines less into large callers
 # (4 saved about 2 KB without LTO; 8 saves another 3.7 KB of the peripheral's flash with LTO. The effect
 # is not monotonic: 6 and 16-64 measured 1-5 KB worse than 8, so measure again when changing it).
-swift_flags=(-enable-experimental-feature Embedded -target "$target" -wmo -parse-as-library -Osize
+# -package-name: the core modules share `package` declarations, as SwiftPM builds them.
+swift_flags=(-enable-experimental-feature Embedded -target "$target" -wmo -parse-as-library -Osize -package-name bluewire
   -Xcc -mfloat-abi=soft -Xfrontend -function-sections -lto=llvm-full
   -Xfrontend -sil-inline-caller-benefit-reduction-factor -Xfrontend 8)
 cflags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=soft --specs=picolibc.specs -Os -ffunction-sections -fdata-sections -Wall)
