@@ -5,7 +5,10 @@ import BluewireHCI
 
 /// One LE connection of a `Host`, in either role. A value handle: copies refer to the same link,
 /// and every method runs on the Host's executor. Once the link is gone, operations fail with
-/// `ConnectionError.disconnected`.
+/// `ConnectionError.disconnected`, also after a later link got the same handle (the controller may
+/// give a freed handle to the next link, Core Vol 4 Part E §7.7.65.1): every method checks that the
+/// handle is still the link to `peer`, so a `Connection` kept too long never acts on another device's
+/// link.
 public struct Connection: Sendable, Hashable, CustomStringConvertible {
     public let host: BluetoothHost
     /// The HCI connection handle.
@@ -31,78 +34,92 @@ public struct Connection: Sendable, Hashable, CustomStringConvertible {
     /// Cancelling the calling task throws `.cancelled` at once; the bearer still waits for the late
     /// response before it sends the next request.
     public func request(_ pdu: ATTPDU) async throws(ConnectionError) -> ATTPDU {
-        try await host.attRequest(pdu, on: handle)
+        try await host.attRequest(pdu, on: handle, peer: peer)
     }
 
     /// Sends an ATT command (Write Command): no response, not held back by an outstanding request.
     public func send(command pdu: ATTPDU) async throws(ConnectionError) {
-        try await host.attCommand(pdu, on: handle)
+        try await host.attCommand(pdu, on: handle, peer: peer)
     }
 
     /// Exchanges ATT MTUs (client side, once per connection) and returns the ATT_MTU now in force.
     @discardableResult
     public func exchangeMTU() async throws(ConnectionError) -> Int {
-        try await host.exchangeMTU(on: handle)
+        try await host.exchangeMTU(on: handle, peer: peer)
     }
 
     /// The ATT_MTU in force (23 until an exchange).
     public var mtu: Int {
-        get async { await host.mtu(on: handle) }
+        get async { await host.mtu(on: handle, peer: peer) }
     }
 
     /// Notifications and indications from the peer's server for `valueHandle` (or every handle when
     /// nil), from this call on, until the link ends. Register before enabling the CCCD so nothing sent
     /// in between is lost: the sequence buffers until it is iterated.
     public func notifications(valueHandle: UInt16? = nil) async -> AsyncStream<GATTNotification> {
-        await host.subscribe(on: handle, valueHandle: valueHandle)
+        await host.subscribe(on: handle, valueHandle: valueHandle, peer: peer)
     }
 
     /// Disconnects and waits for Disconnection Complete.
     public func disconnect(reason: HCIStatus = .remoteUserTerminatedConnection) async throws(HostError) {
+        guard await host.isLink(handle, to: peer) else { return }
         try await host.disconnect(handle: handle, reason: reason)
     }
 
     /// Waits until the link ends and returns the reason (at once if it already has).
     public func disconnection() async -> HCIStatus {
-        await host.waitForDisconnection(handle: handle)
+        await host.waitForDisconnection(handle: handle, peer: peer)
     }
 
     /// Whether the link is still up.
     public var isConnected: Bool {
-        get async { await host.isConnected(handle: handle) }
+        get async { await host.isLink(handle, to: peer) }
     }
 
     /// The connection state machine's current state (Connected.Idle etc.); once the link is gone, the
     /// state it was left in (Disconnected.Initial, or Error after a failure). For a connection made with
     /// `connect(to:)` this is the peer's machine (`BluetoothHost.state(of:)`) while the link is up.
     public var state: ConnectionState {
-        get async { await host.connectionState(handle: handle) }
+        get async { await host.connectionState(handle: handle, peer: peer) }
     }
 }
 
+// Each takes the peer the caller's `Connection` names (nil: any peer) and treats a handle that now
+// belongs to another peer's link as a link that ended (`isLink`, StaleConnectionError.swift). The check
+// and the engine request run in one turn of the host's executor, so no link can come up in between.
 extension BluetoothHost {
-    func attRequest(_ pdu: ATTPDU, on handle: UInt16) async throws(ConnectionError) -> ATTPDU {
-        try await engineATTRequest(engineHost, pdu, on: handle)
+    func attRequest(_ pdu: ATTPDU, on handle: UInt16, peer: BluetoothAddress? = nil) async throws(ConnectionError) -> ATTPDU {
+        guard isLink(handle, to: peer) else { throw .disconnected(endedReason(handle)) }
+        return try await engineATTRequest(engineHost, pdu, on: handle)
     }
 
-    func attCommand(_ pdu: ATTPDU, on handle: UInt16) async throws(ConnectionError) {
+    func attCommand(_ pdu: ATTPDU, on handle: UInt16, peer: BluetoothAddress? = nil) async throws(ConnectionError) {
+        guard isLink(handle, to: peer) else { throw .disconnected(endedReason(handle)) }
         try await engineATTCommand(engineHost, pdu, on: handle)
     }
 
-    func exchangeMTU(on handle: UInt16) async throws(ConnectionError) -> Int {
-        try await engineExchangeMTU(engineHost, on: handle)
+    func exchangeMTU(on handle: UInt16, peer: BluetoothAddress? = nil) async throws(ConnectionError) -> Int {
+        guard isLink(handle, to: peer) else { throw .disconnected(endedReason(handle)) }
+        return try await engineExchangeMTU(engineHost, on: handle)
     }
 
-    func mtu(on handle: UInt16) -> Int {
-        engineMTU(engineHost, on: handle)
+    func mtu(on handle: UInt16, peer: BluetoothAddress? = nil) -> Int {
+        guard isLink(handle, to: peer) else { return ATTBearer.defaultMTU }
+        return engineMTU(engineHost, on: handle)
     }
 
-    func subscribe(on handle: UInt16, valueHandle: UInt16?) -> AsyncStream<GATTNotification> {
-        engineSubscribe(on: handle, valueHandle: valueHandle)
+    func subscribe(on handle: UInt16, valueHandle: UInt16?, peer: BluetoothAddress? = nil) -> AsyncStream<GATTNotification> {
+        guard isLink(handle, to: peer) else {
+            let (stream, continuation) = AsyncStream<GATTNotification>.makeStream()
+            continuation.finish()
+            return stream
+        }
+        return engineSubscribe(on: handle, valueHandle: valueHandle)
     }
 
-    func waitForDisconnection(handle: UInt16) async -> HCIStatus {
-        await engineWaitForDisconnection(handle: handle)
+    func waitForDisconnection(handle: UInt16, peer: BluetoothAddress? = nil) async -> HCIStatus {
+        guard isLink(handle, to: peer) else { return endedReason(handle) }
+        return await engineWaitForDisconnection(handle: handle)
     }
 
     /// Why the link of `handle` ended, or Unknown Connection Identifier if there never was one.
@@ -110,9 +127,9 @@ extension BluetoothHost {
         endedLinks[handle] ?? .unknownConnectionIdentifier
     }
 
-    func isConnected(handle: UInt16) -> Bool { shell.links[handle] != nil }
 
-    func connectionState(handle: UInt16) -> ConnectionState {
-        engineConnectionState(engineHost, handle: handle)
+    func connectionState(handle: UInt16, peer: BluetoothAddress? = nil) -> ConnectionState {
+        guard isLink(handle, to: peer) || shell.links[handle] == nil else { return .initial }
+        return engineConnectionState(engineHost, handle: handle)
     }
 }
