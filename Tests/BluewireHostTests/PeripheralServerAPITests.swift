@@ -186,9 +186,10 @@ struct PeripheralServerAPITests {
     }
 
     /// The file is read off the Host's executor: while the read waits on a FIFO that has no data yet
-    /// (a stuck file system), the Host still answers. Read on the Host (as before), the Host would
-    /// be stuck in read(2) and the test would hang until its time limit: the isolated call below
-    /// could not run, so the data that ends the read would never be written.
+    /// (a stuck file system), the Host still answers. Read on the Host (as before), the Host is
+    /// stuck in read(2) and this test hangs rather than fails: the isolated call below cannot run,
+    /// so the data that ends the read is never written (checked by hand; the time limit did not end
+    /// the run, which was killed after 5 minutes).
     @Test("loadDatabase reads the file off the Host's executor", .timeLimit(.minutes(1)))
     func loadDatabaseDoesNotBlockTheHost() async throws {
         let fixture = try await PeripheralVirtualLinkTests.Fixture(hosts: 1)
