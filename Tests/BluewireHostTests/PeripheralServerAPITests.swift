@@ -3,7 +3,9 @@ import BluewireATT
 import BluewireCore
 import BluewireGATT
 import BluewireTesting
+import BluewireTransport
 import Foundation
+import Glibc
 import Synchronization
 import Testing
 
@@ -180,6 +182,33 @@ struct PeripheralServerAPITests {
             .write(to: url, atomically: true, encoding: .utf8)
         let loaded = try await peripheral.loadDatabase(jsonFile: url.path)
         #expect(await peripheral.database.attributes.count == loaded.attributes.count && loaded.attributes.count == 3)
+        await fixture.close()
+    }
+
+    /// The file is read off the Host's executor: while the read waits on a FIFO that has no data yet
+    /// (a stuck file system), the Host still answers. Read on the Host (as before), the Host is
+    /// stuck in read(2) and this test hangs rather than fails: the isolated call below cannot run,
+    /// so the data that ends the read is never written (checked by hand; the time limit did not end
+    /// the run, which was killed after 5 minutes).
+    @Test("loadDatabase reads the file off the Host's executor", .timeLimit(.minutes(1)))
+    func loadDatabaseDoesNotBlockTheHost() async throws {
+        let fixture = try await PeripheralVirtualLinkTests.Fixture(hosts: 1)
+        let peripheral = fixture.hosts[0]
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("database-\(UUID().uuidString.prefix(8)).fifo").path
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        let loading = Task { try await peripheral.loadDatabase(jsonFile: path) }
+        // Opening the write end returns once the loader has opened the read end: from then on the
+        // loader waits in read(2) for data.
+        let writer = try await DedicatedThread.run { () -> Int32 in open(path, O_WRONLY | O_CLOEXEC) }.get()
+        #expect(writer >= 0)
+        #expect(await peripheral.database.attributes.isEmpty, "the Host answers while the read waits")
+        let json = Array("{ \"services\": [ { \"uuid\": \"0x180f\", \"characteristics\": [ { \"uuid\": \"0x2a19\", \"properties\": [\"read\"], \"value\": \"64\" } ] } ] }".utf8)
+        #expect(json.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) } == json.count)
+        close(writer)
+        let loaded = try await loading.value
+        #expect(loaded.attributes.count == 3)
+        #expect(await peripheral.database.attributes.count == 3)
         await fixture.close()
     }
 }

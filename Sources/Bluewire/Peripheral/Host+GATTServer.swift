@@ -1,7 +1,8 @@
 import BluewireATT
 import BluewireCore
 import BluewireGATT
-import Foundation
+import BluewireTransport
+import Glibc
 
 extension BluetoothHost {
     /// Serves `database` to every central, replacing the previous one. Connected centrals keep their
@@ -16,22 +17,58 @@ extension BluetoothHost {
 
     /// Loads a JSON database file (the attribute-table or services form of Docs/DatabaseFormat.md; see
     /// `GATTDatabase.init(json:)`) and serves it.
+    ///
+    /// The file is read and parsed on a thread of its own, off the Host's executor and off the
+    /// cooperative pool: a slow or stuck file system (a network mount, a FIFO) delays only this call,
+    /// never the connections the Host serves. Only installing the parsed database runs on the Host.
     @discardableResult
-    public func loadDatabase(jsonFile path: String, configuration: GATTServerConfiguration? = nil) throws(PeripheralError) -> GATTDatabase {
-        let bytes: [UInt8]
-        do {
-            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    public nonisolated func loadDatabase(
+        jsonFile path: String, configuration: GATTServerConfiguration? = nil
+    ) async throws(PeripheralError) -> GATTDatabase {
+        let database = try await Self.readDatabase(jsonFile: path)
+        await setDatabase(database, configuration: configuration)
+        return database
+    }
+
+    /// Reads and parses a database file on a dedicated thread (the read may block).
+    private nonisolated static func readDatabase(jsonFile path: String) async throws(PeripheralError) -> GATTDatabase {
+        let outcome: Result<GATTDatabase, PeripheralError>
+        do throws(TransportError) {
+            outcome = try await DedicatedThread.run { () throws(PeripheralError) -> GATTDatabase in
+                try parseDatabase(jsonFile: path)
+            }
         } catch {
-            throw .unreadableFile(path: path, reason: (error as NSError).localizedDescription)
+            throw .unreadableFile(path: path, reason: "no thread to read it on: \(error)")
         }
-        let database: GATTDatabase
+        return try outcome.get()
+    }
+
+    private nonisolated static func parseDatabase(jsonFile path: String) throws(PeripheralError) -> GATTDatabase {
+        let bytes = try readFile(path)
         do {
-            database = try GATTDatabase(jsonBytes: bytes[...])
+            return try GATTDatabase(jsonBytes: bytes[...])
         } catch {
             throw .databaseFile(path: path, error)
         }
-        setDatabase(database, configuration: configuration)
-        return database
+    }
+
+    /// The whole file, read until end of file (so a pipe or FIFO works too, which Foundation's
+    /// `Data(contentsOf:)` refuses).
+    private nonisolated static func readFile(_ path: String) throws(PeripheralError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
+        defer { _ = Glibc.close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .unreadableFile(path: path, reason: String(cString: strerror(errno)))
+            }
+            bytes += chunk[0..<count]
+        }
     }
 
     /// The database served, with the values centrals have written.

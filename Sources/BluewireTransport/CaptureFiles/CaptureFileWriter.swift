@@ -13,6 +13,10 @@ import Synchronization
 /// `write`, `flush` or `close`. `flush()` and `close()` wait until everything buffered is in the
 /// file. A writer dropped without `close()` flushes in `deinit`, ignoring errors, so that a capture
 /// of a crashing session keeps as much as possible.
+///
+/// A `CaptureTap` that owns a writer calls it from a thread of its own, and switches the background
+/// queue off (`writeOnCallingThread()`): its thread does the `write(2)` calls itself, reusing one buffer,
+/// so that a stuck file system holds the tap's bounded queue instead of an unbounded list of blocks.
 public final class CaptureFileWriter {
     public let path: String
     public let flushThreshold: Int
@@ -24,6 +28,8 @@ public final class CaptureFileWriter {
     private let io = DispatchQueue(label: "bluewire.capture-writer")
     /// The first error a background write met (errno), reported once.
     private let backgroundError = BackgroundWriteError()
+    /// Whether full blocks go to `io` (true) or are written by the caller (a thread that may block).
+    private var writesInBackground = true
 
     /// Creates (or truncates) `path` and writes the btsnoop file header.
     /// - Throws: `.cannotOpen` when the file cannot be created.
@@ -80,9 +86,23 @@ public final class CaptureFileWriter {
         try flush()
     }
 
-    /// Hands the buffered block to the I/O queue and starts a new one.
+    /// From now on, `write`, `flush` and `close` do the `write(2)` calls on the calling thread (which
+    /// must be one that may block); waits for the blocks already handed to the background queue.
+    func writeOnCallingThread() {
+        io.sync {}
+        writesInBackground = false
+    }
+
+    /// Hands the buffered block to the I/O queue and starts a new one (or, when the caller does the
+    /// writing, writes it and reuses the buffer).
     private func writeInBackground() {
         guard !pending.isEmpty else { return }
+        if !writesInBackground {
+            guard backgroundError.code.withLock({ $0 == nil }) else { pending.removeAll(keepingCapacity: true); return }
+            if let code = Self.writeAll(pending, to: descriptor) { backgroundError.code.withLock { $0 = code } }
+            pending.removeAll(keepingCapacity: true)
+            return
+        }
         var block: [UInt8] = []
         block.reserveCapacity(flushThreshold + 512)
         swap(&block, &pending)

@@ -2,14 +2,14 @@ import Glibc
 
 /// A detached POSIX thread for work that blocks (poll, read, connect): such work must never run on
 /// the cooperative pool, whose few threads all tasks share.
-enum DedicatedThread {
+package enum DedicatedThread {
     private final class Box: Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
     /// Starts `body` on a new detached thread.
-    static func start(_ body: @escaping @Sendable () -> Void) throws(SystemCallError) {
+    package static func start(_ body: @escaping @Sendable () -> Void) throws(SystemCallError) {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -29,7 +29,7 @@ enum DedicatedThread {
     }
 
     /// Runs blocking `body` on a new thread and waits for it without holding a pool thread.
-    static func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(TransportError) -> Result<T, E> {
+    package static func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(TransportError) -> Result<T, E> {
         let outcome: Result<Result<T, E>, SystemCallError> = await withCheckedContinuation { continuation in
             do throws(SystemCallError) {
                 try start {

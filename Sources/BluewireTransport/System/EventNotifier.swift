@@ -21,3 +21,13 @@ extension FileDescriptor {
         _ = try? retryingOnInterrupt("read(eventfd)") { Glibc.read(rawValue, &value, 8) }
     }
 }
+
+extension FileDescriptor {
+    /// Blocks in poll(2) until the eventfd is signalled, then resets it (a thread with nothing else
+    /// to wait for; no allocation).
+    func waitForEvent() throws(SystemCallError) {
+        var request = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
+        _ = try retryingOnInterrupt("poll") { Glibc.poll(&request, 1, -1) }
+        drainEvent()
+    }
+}
