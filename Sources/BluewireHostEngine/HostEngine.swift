@@ -183,6 +183,12 @@ public struct HostEngine: Sendable {
     /// Tells the engine the time; fires every timer due by `now`.
     public mutating func advanceTime(to now: MonotonicInstant) {
         if now > self.now { self.now = now }
+        // Nothing is due (`nextDeadline` names every timer below): only the time moves. A stream of
+        // notifications, each read at a new time, costs this one check per read.
+        if nextDeadline.map({ $0 > self.now }) ?? true {
+            timersCheckedAt = self.now
+            return
+        }
         for completion in commandFlow.handleTimeouts(now: self.now) { commandCompleted(completion) }
         if let pending = pendingConnection, pending.requestID != nil, pending.deadline <= self.now {
             connectionAttemptTimedOut()
@@ -225,15 +231,15 @@ public struct HostEngine: Sendable {
     /// time after the one it is armed at, so none falls due while the time stands still, and the
     /// packets of one transport read, handed in at one time, cost one check.
     public mutating func receive(_ packet: HCIPacket, now: MonotonicInstant) {
-        let timersDue = now > self.now || timersCheckedAt != self.now
-        if timersDue { advanceTime(to: now) }
+        if now > self.now || timersCheckedAt != self.now { advanceTime(to: now) }
         switch packet.type {
         case .event:
             guard let event = try? HCIEvent(decoding: packet.payload) else { return }
             handle(event)
         case .acl:
-            // A notification on the fast path changed nothing the procedures wait for.
-            if !receiveACL(packet.payload), !timersDue { return }
+            // A notification on the fast path changed nothing the procedures wait for (a timer
+            // that fired just now was followed by a pump in `advanceTime`).
+            if !receiveACL(packet.payload) { return }
         default:
             break
         }
