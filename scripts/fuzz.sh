@@ -69,7 +69,8 @@ module_deps() {
 # The framing files are compiled as module BluewireTransport so targets read like client code.
 module_name() { [ "$1" = BluewireTransportFraming ] && echo BluewireTransport || echo "$1"; }
 
-common_flags=(-O -g -sanitize=fuzzer,address -parse-as-library -use-ld=lld)
+# -package-name: the core modules share `package` declarations, as SwiftPM builds them.
+common_flags=(-O -g -sanitize=fuzzer,address -parse-as-library -use-ld=lld -package-name bluewire)
 
 entry_for() {
   local t
