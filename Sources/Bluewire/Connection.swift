@@ -62,8 +62,7 @@ public struct Connection: Sendable, Hashable, CustomStringConvertible {
 
     /// Disconnects and waits for Disconnection Complete.
     public func disconnect(reason: HCIStatus = .remoteUserTerminatedConnection) async throws(HostError) {
-        guard await host.isLink(handle, to: peer) else { return }
-        try await host.disconnect(handle: handle, reason: reason)
+        try await host.disconnect(handle: handle, reason: reason, peer: peer)
     }
 
     /// Waits until the link ends and returns the reason (at once if it already has).
@@ -115,6 +114,13 @@ extension BluetoothHost {
             return stream
         }
         return engineSubscribe(on: handle, valueHandle: valueHandle)
+    }
+
+    /// `Connection.disconnect`: nothing to do once the handle is another peer's link (its own link
+    /// is gone), checked in the same turn as the engine's request.
+    func disconnect(handle: UInt16, reason: HCIStatus, peer: BluetoothAddress) async throws(HostError) {
+        guard isLink(handle, to: peer) else { return }
+        try await engineDisconnect(engineHost, handle: handle, reason: reason)
     }
 
     func waitForDisconnection(handle: UInt16, peer: BluetoothAddress? = nil) async -> HCIStatus {

@@ -90,11 +90,8 @@ public struct HCIInboundPackets: AsyncSequence, Sendable {
 
         /// Delivers `packets` in order (after all packets yielded before them) under one lock and
         /// with one wake-up of the consumer: what a transport does with the packets of one read.
-        public func yield(contentsOf packets: [HCIPacket]) {
-            queue.yield(contentsOf: packets)
-        }
-
-        /// `yield(contentsOf:)` for part of a batch.
+        /// (A concrete slice, not `some Collection`: the queue's generic code is specialized here,
+        /// inside this module, and a caller's batch array passes as `batch[...]` without a copy.)
         public func yield(contentsOf packets: ArraySlice<HCIPacket>) {
             queue.yield(contentsOf: packets)
         }

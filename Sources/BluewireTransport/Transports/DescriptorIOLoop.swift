@@ -172,7 +172,7 @@ final class DescriptorIOLoop: Sendable {
             }
             // What arrived before an error or the end is delivered before it.
             if !batch.isEmpty {
-                continuation.yield(contentsOf: batch)
+                continuation.yield(contentsOf: batch[...])
                 batch.removeAll(keepingCapacity: true)
             }
             if ended { break }
