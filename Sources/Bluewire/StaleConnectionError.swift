@@ -15,7 +15,8 @@ public struct StaleConnectionError: Error, Sendable, Hashable, CustomStringConve
         /// Its link ended (the reason the controller reported; Unknown Connection Identifier when
         /// the host never had a link with that handle) and no link has the handle now.
         case ended(HCIStatus)
-        /// Its link ended and a later link, to `peer`, has the same handle now.
+        /// Its link ended and a later link, to `peer`, has the same handle now (`peer` may be the
+        /// connection's own: the same device connected again).
         case handleReused(by: BluetoothAddress)
     }
 
@@ -45,15 +46,36 @@ extension BluetoothHost {
         guard let link = shell.links[connection.handle] else {
             throw StaleConnectionError(connection: connection, reason: .ended(endedReason(connection.handle)))
         }
-        guard link.peer == connection.peer else {
+        guard link.peer == connection.peer, link.generation == connection.generation else {
             throw StaleConnectionError(connection: connection, reason: .handleReused(by: link.peer))
         }
         return connection.handle
     }
 
-    /// Whether `handle` is still the link to `peer` (always, when `peer` is nil).
+    /// Whether `handle` is still a link to `peer` (always, when `peer` is nil).
     func isLink(_ handle: UInt16, to peer: BluetoothAddress?) -> Bool {
         guard let peer else { return true }
         return shell.links[handle]?.peer == peer
+    }
+
+    /// Whether `handle` is still the link `identity` names: same peer, same number (always, when
+    /// `identity` is nil).
+    func isLink(_ handle: UInt16, _ identity: LinkIdentity?) -> Bool {
+        guard let identity else { return true }
+        guard let link = shell.links[handle] else { return false }
+        return link.peer == identity.peer && link.generation == identity.generation
+    }
+
+    /// Whether `connection` is a live link of this host.
+    func isLive(_ connection: Connection) -> Bool {
+        connection.host === self && isLink(connection.handle, connection.identity)
+    }
+
+    /// A `Connection` for the live link `handle` (its number included), or for one that ended with
+    /// this host's record of it: the number it had, 0 when the host no longer knows it.
+    func connectionValue(handle: UInt16, peer: BluetoothAddress, role: LinkRole) -> Connection {
+        let generation = shell.links[handle].map { $0.peer == peer ? $0.generation : 0 }
+            ?? shell.endedLinkGenerations[handle].flatMap { $0.peer == peer ? $0.generation : nil } ?? 0
+        return Connection(host: self, handle: handle, peer: peer, role: role, generation: generation)
     }
 }

@@ -56,4 +56,38 @@ struct CentralStaleConnectionTests {
         try await new.disconnect()
         await fixture.close()
     }
+
+    @Test("the same peer connects again and gets the same handle: the old Connection is still refused, the new one works")
+    func reconnectionOfTheSamePeerWithTheSameHandle() async throws {
+        let fixture = try await Fixture(hosts: 2)
+        let central = fixture.hosts[0]
+        await fixture.hosts[1].setDatabase(try fixture.database())
+        try await fixture.hosts[1].startAdvertising(try Advertisement(name: "P1", services: [PeripheralVirtualLinkTests.service]))
+        let old = try await central.connect(to: Fixture.address(1))
+        try await old.disconnect()
+        let new = try await central.connect(to: Fixture.address(1))
+        try #require(new.handle == old.handle && new.peer == old.peer, "the same peer, the freed handle")
+
+        #expect(old != new, "two links, two Connections")
+        #expect(await old.isConnected == false)
+        #expect(await new.isConnected)
+        do {
+            _ = try await old.request(.readRequest(handle: 0x0003))
+            Issue.record("a request on the old Connection reached the new link")
+        } catch {
+            guard case .disconnected = error else { Issue.record("not .disconnected: \(error)"); return }
+        }
+        _ = try await new.exchangeMTU()
+        #expect(await old.mtu == ATTBearer.defaultMTU, "the old link's MTU, not the new one's")
+        var notifications = await old.notifications().makeAsyncIterator()
+        #expect(await notifications.next() == nil, "no stream on the new link")
+        #expect(await old.gatt.disconnectionReason != nil, "the old GATT client is the ended link's")
+        try await old.disconnect()
+        #expect(await new.isConnected, "disconnecting the old Connection left the new link up")
+        #expect(await central.connections.contains(new))
+        #expect(await !central.connections.contains(old))
+
+        try await new.disconnect()
+        await fixture.close()
+    }
 }

@@ -12,7 +12,7 @@ extension BluetoothHost {
     /// and compare `peer` when it matters which central it was.
     public func connection(handle: UInt16) -> Connection? {
         guard let link = shell.links[handle] else { return nil }
-        return Connection(host: self, handle: handle, peer: link.peer, role: link.role)
+        return connectionValue(handle: handle, peer: link.peer, role: link.role)
     }
 
     /// The connection `event` is about, nil for advertising events.
@@ -26,7 +26,7 @@ extension BluetoothHost {
         case .connected(let connection):
             return connection
         case .disconnected(let handle, let peer, _):
-            return Connection(host: self, handle: handle, peer: peer, role: .peripheral)
+            return connectionValue(handle: handle, peer: peer, role: .peripheral)
         default:
             return event.connectionHandle.flatMap { connection(handle: $0) }
         }

@@ -8,6 +8,9 @@ import BluewireHostEngine
 struct ShellLink {
     var peer: BluetoothAddress
     var role: LinkRole
+    /// The number this host gave the link as it came up (from 1): what tells it from an earlier
+    /// link that had the same handle, even to the same peer.
+    var generation: UInt64
     var disconnectWaiters: [CheckedContinuation<HCIStatus, Never>] = []
     /// The link's GATT client (its operation queue, discovered database and transitions), fed from
     /// the engine's `.stateChanged` for the peer and its notifications.
@@ -29,7 +32,7 @@ extension BluetoothHost {
         }
         switch result {
         case .success(.connected(let link)):
-            return Connection(host: self, handle: link.handle, peer: link.peer, role: LinkRole(link.role))
+            return connectionValue(handle: link.handle, peer: link.peer, role: LinkRole(link.role))
         case .success:
             throw .notRunning
         case .failure(.cancelled):
@@ -54,7 +57,7 @@ extension BluetoothHost {
     func engineConnections(_ engineHost: EngineHost) -> [Connection] {
         engineHost.assumeIsolated { host in
             host.engine.connectionHandles.compactMap { host.engine.connection($0) }
-        }.map { Connection(host: self, handle: $0.handle, peer: $0.peer, role: LinkRole($0.role)) }
+        }.map { connectionValue(handle: $0.handle, peer: $0.peer, role: LinkRole($0.role)) }
     }
 
     func engineConnectionState(_ engineHost: EngineHost, handle: UInt16) -> ConnectionState {
@@ -78,8 +81,10 @@ extension BluetoothHost {
     // MARK: the links, from the engine's events
 
     func engineLinkUp(_ link: HostConnection) {
-        var shellLink = ShellLink(peer: link.peer, role: LinkRole(link.role))
-        let connection = Connection(host: self, handle: link.handle, peer: link.peer, role: shellLink.role)
+        let generation = shell.nextLinkGeneration
+        shell.nextLinkGeneration &+= 1
+        var shellLink = ShellLink(peer: link.peer, role: LinkRole(link.role), generation: generation)
+        let connection = Connection(host: self, handle: link.handle, peer: link.peer, role: shellLink.role, generation: generation)
         let state = engineLinkState(peer: link.peer, role: shellLink.role)
         let session = GATTClientSession(connection: connection, state: state)
         shellLink.gattClient = session
@@ -89,11 +94,13 @@ extension BluetoothHost {
         notificationRoutes.links[link.handle] = ShellNotificationRoutes.Link(gattClient: session)
         endedLinks[link.handle] = nil
         endedLinkStates[link.handle] = nil
+        shell.endedLinkGenerations[link.handle] = nil
     }
 
     func engineLinkDown(handle: UInt16, reason: HCIStatus) -> ShellLink? {
         guard let link = shell.links.removeValue(forKey: handle) else { return nil }
         endedLinks[handle] = reason
+        shell.endedLinkGenerations[handle] = LinkIdentity(peer: link.peer, generation: link.generation)
         // Before anything waiting on the link resumes, so each of them can say why it ended.
         link.gattClient?.recordDisconnection(reason: reason)
         endedLinkStates[handle] = link.role == .central ? engineLinkState(peer: link.peer, role: .central) : .initial

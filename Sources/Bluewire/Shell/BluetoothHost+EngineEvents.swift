@@ -6,11 +6,13 @@ extension BluetoothHost {
     /// One engine event, as the host reports it: `HostEvent`s to `events()`
     /// observers, and the Hardware Error recovery the engine leaves to its application.
     func engineEvent(_ event: HostEngineEvent) {
+        // A new link is recorded first, so the `Connection` a peripheral event carries has its number;
+        // an ended one after, so the peripheral event still finds its peer and role.
+        if case .connected(let link) = event { engineLinkUp(link) }
         enginePeripheralEvent(event)
         switch event {
         case .connected(let link):
-            engineLinkUp(link)
-            publish(.connected(Connection(host: self, handle: link.handle, peer: link.peer, role: LinkRole(link.role))))
+            publish(.connected(connectionValue(handle: link.handle, peer: link.peer, role: LinkRole(link.role))))
         case .disconnected(let handle, let reason):
             guard let link = engineLinkDown(handle: handle, reason: reason) else { return }
             publish(.disconnected(handle: handle, peer: link.peer, reason: reason))

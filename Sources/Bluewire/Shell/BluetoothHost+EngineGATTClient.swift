@@ -16,7 +16,7 @@ extension BluetoothHost {
     /// The GATT client session of `connection`; for a link that is gone, one
     /// that fails every operation with the reason.
     func engineGATTClientSession(for connection: Connection) -> GATTClientSession {
-        if let link = shell.links[connection.handle], link.peer == connection.peer, let session = link.gattClient {
+        if isLive(connection), let session = shell.links[connection.handle]?.gattClient {
             return session
         }
         let session = GATTClientSession(connection: connection, state: .initial)
@@ -31,7 +31,7 @@ extension BluetoothHost {
     func engineFireGATTTrigger(
         _ engineHost: EngineHost, _ trigger: ConnectionTrigger, on connection: Connection, cause: ConnectionFailureCause?
     ) throws(GATTError) {
-        guard let link = shell.links[connection.handle], link.peer == connection.peer else {
+        guard isLive(connection), let link = shell.links[connection.handle] else {
             throw .disconnected(endedReason(connection.handle))
         }
         let handle = connection.handle
@@ -63,7 +63,7 @@ extension BluetoothHost {
     /// machine (Write, OperationCompleted, then EnableNotifications or DisableNotifications). Returns
     /// the descriptor handle written.
     func engineConfigure(_ request: GATTClientRequest, on connection: Connection) async throws(GATTError) -> UInt16 {
-        guard let link = shell.links[connection.handle], link.peer == connection.peer else {
+        guard isLive(connection) else {
             throw .disconnected(endedReason(connection.handle))
         }
         switch await engineHost.performCancellable(.gatt(connection: connection.handle, request)) {
@@ -94,7 +94,7 @@ extension BluetoothHost {
     func engineRegisterNotifications(
         on connection: Connection, valueHandle: UInt16, handler: (@Sendable (GATTNotification) -> Void)?
     ) -> (registration: NotificationRegistration, id: UInt64)? {
-        guard let link = shell.links[connection.handle], link.peer == connection.peer else { return nil }
+        guard isLive(connection) else { return nil }
         let queue = NotificationQueue()
         let id = nextObserverID
         nextObserverID += 1

@@ -4,8 +4,9 @@ import BluewireGATT
 import BluewireHostEngine
 
 extension BluetoothHost {
-    /// The peripheral events (`peripheralEvents()`) an engine event makes, published before the
-    /// event changes the shell's links (a disconnected link still names its peer and role here).
+    /// The peripheral events (`peripheralEvents()`) an engine event makes: a new link's after the
+    /// shell recorded it (its `Connection` has the link's number), the others before the event
+    /// changes the shell's links (a disconnected link still names its peer and role here).
     /// Advertising starting and stopping, its restart after connections and the indications' ends
     /// are the engine's; the shell reports them as peripheral events.
     func enginePeripheralEvent(_ event: HostEngineEvent) {
@@ -13,7 +14,7 @@ extension BluetoothHost {
         publishDynamicWrites()
         switch event {
         case .connected(let link) where link.role == .peripheral:
-            publishPeripheral(.connected(Connection(host: self, handle: link.handle, peer: link.peer, role: .peripheral)))
+            publishPeripheral(.connected(connectionValue(handle: link.handle, peer: link.peer, role: .peripheral)))
         case .disconnected(let handle, let reason):
             guard let link = shell.links[handle], link.role == .peripheral else { return }
             publishPeripheral(.disconnected(connection: handle, peer: link.peer, reason: reason))

@@ -22,6 +22,11 @@ struct EngineShellState {
     /// Every link the engine reported connected, by handle: the engine's `.disconnected` names the
     /// handle only, `HostEvent.disconnected` the peer too, and `Connection.disconnection()` waits here.
     var links: [UInt16: ShellLink] = [:]
+    /// The number the next link gets (`ShellLink.generation`, `Connection`'s).
+    var nextLinkGeneration: UInt64 = 1
+    /// The peer and number of each ended link, by handle, until a new link gets the handle: what a
+    /// `Connection` made for an ended link (`connection(of: .disconnected)`) carries.
+    var endedLinkGenerations: [UInt16: LinkIdentity] = [:]
     /// `transitions(of:)` observers, by peer, fed from the engine's `.stateChanged`.
     var peerObservers: [BluetoothAddress: [UInt64: AsyncStream<PeerTransition>.Continuation]] = [:]
     /// The peer `connect(to:)` is connecting to, while it waits.
