@@ -1,4 +1,4 @@
-import Bluewire
+@_spi(Testing) import Bluewire
 import BluewireATT
 import BluewireCore
 import BluewireGATT
@@ -53,7 +53,7 @@ struct CentralDisconnectionTests {
         #expect(await faults.next() == procedure.heldPDU, "the peer holds the procedure's request")
         let queuedRead = Task { () async throws in _ = try await gatt.read(handle: fixture.deviceName.valueHandle) }
         let queuedWrite = Task { () async throws in try await gatt.write([1], to: fixture.control.valueHandle) }
-        try await waitUntil { await gatt.queue.queuedIDs.count == 2 }
+        await gatt.queue.waitForQueued(count: 2)
         #expect(await gatt.queue.runningID != nil)
 
         bench.peripheral.disconnect(reason: .remoteUserTerminatedConnection)

@@ -25,7 +25,7 @@ struct FaultInjectionControllerTests {
         }
         // The controller grants one command credit: this one waits until the first is answered or
         // given up on.
-        try await settle("the first command is sent") { await bench.central.diagnostics.commandWaiters == 1 }
+        try await bench.central.until("the first command is sent") { $0.commandWaiters == 1 }
         let behind = Task {
             defer { queued.finish() }
             return try await bench.central.send(.leReadBufferSize)
@@ -37,7 +37,6 @@ struct FaultInjectionControllerTests {
         #expect(!swallowed.isDone && !queued.isDone, "a command failed before its timeout")
 
         await bench.clock.advance(to: start + Self.commandTimeout)
-        try await settle("both commands end") { swallowed.isDone && queued.isDone }
         #expect(bench.clock.monotonicNow == start + Self.commandTimeout)
         let failure = await silent.result
         expectHostError(failure, "the swallowed command") { if case .command(.timeout(.readBDADDR)) = $0 { true } else { false } }
@@ -66,7 +65,7 @@ struct FaultInjectionControllerTests {
             defer { first.finish() }
             _ = try await bench.central.send(.readBDADDR)
         }
-        try await settle("the first command is sent") { await bench.central.diagnostics.commandWaiters == 1 }
+        try await bench.central.until("the first command is sent") { $0.commandWaiters == 1 }
         let b = Task {
             defer { second.finish() }
             _ = try await bench.central.send(.leReadBufferSize)
@@ -74,13 +73,11 @@ struct FaultInjectionControllerTests {
         try await bench.settleQuiet("both commands wait") { await bench.central.diagnostics.commandWaiters == 2 }
 
         await bench.clock.advance(to: start + Self.commandTimeout)
-        try await settle("the first command ends") { first.isDone }
         expectHostError(await a.result, "the first command") { if case .command(.timeout(.readBDADDR)) = $0 { true } else { false } }
         // The second went out when the first was given up on, so its own timeout runs from there.
         try await bench.settleQuiet("the second command waits")
         #expect(!second.isDone, "the second command ended before its own timeout")
         await bench.clock.advance(to: start + Self.commandTimeout + Self.commandTimeout)
-        try await settle("the second command ends") { second.isDone }
         expectHostError(await b.result, "the second command") { if case .command(.timeout(.leReadBufferSize)) = $0 { true } else { false } }
         #expect(await bench.central.diagnostics.commandWaiters == 0)
 
@@ -104,7 +101,7 @@ struct FaultInjectionControllerTests {
         #expect(bench.clock.monotonicNow == start)
         bench.peripheralController.faults.isUnresponsive = false
         await bench.clock.advance(by: FaultBench.supervisionTimeout)
-        try await settle("the peripheral sees the link gone") { await bench.peripheral.connections.isEmpty }
+        try await bench.peripheral.until("the peripheral sees the link gone") { $0.links == 0 }
 
         // The failed scan left the scan path in Error: a new scan is refused until it is reset.
         #expect(await bench.central.scanState == .error)

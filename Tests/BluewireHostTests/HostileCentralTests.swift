@@ -172,9 +172,7 @@ struct Flood {
     /// Waits until every answer expected so far has arrived, then records the server's state.
     mutating func awaitAnswers(_ bench: HostileBench, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let hostile = self.hostile, count = expected.count
-        try await settle("\(count) answers (\(hostile.receivedATTCount) so far)", sourceLocation: sourceLocation) {
-            hostile.receivedATTCount >= count
-        }
+        await hostile.waitForATT(count: count)
         guard let state = await bench.peripheral.serverState(for: bench.hostileHandle) else {
             Issue.record("the peripheral dropped the hostile central", sourceLocation: sourceLocation)
             return
