@@ -93,7 +93,7 @@ import PeerTestSupport
 
         let vendor = Task { try await host.send(.raw(opcode: HCIOpcode(rawValue: 0xFC01), parameters: [])) }
         // The vendor command must be outstanding (sent, unanswered) when the stream breaks.
-        for _ in 0..<200 where !server.receivedOpcodes.contains(0xFC01) { try await Task.sleep(for: .milliseconds(10)) }
+        await server.waitForOpcode(0xFC01)
         #expect(server.receivedOpcodes.contains(0xFC01))
         var scanError: (any Error)?
         do {
