@@ -116,3 +116,63 @@ struct EmbeddedReplayTests {
         #expect(replay.script.sentCount == 1, "only Reset went out")
     }
 }
+
+/// `EmbeddedReplay` moving time by itself: `Captures/bumble_scan_duration.btsnoop` is `bluewire scan
+/// --duration 2` against a bumble advertiser. The engine's scan timer must fire exactly when the
+/// recording host's did relative to the capture, with no request from the test.
+@Suite("Embedded replay of a timed scan")
+struct EmbeddedReplayScanTests {
+    static let recordedAddress = BluetoothAddress(parsing: "C4:5A:17:00:B1:10/random")!
+
+    static func packets() throws -> [ReplayPacket] {
+        let url = ReplayFixtures.captures.appendingPathComponent("bumble_scan_duration.btsnoop")
+        return try ReplayScript(captureBytes: try [UInt8](Data(contentsOf: url))).packets
+    }
+
+    /// Positions of the two LE Set Scan Enable commands (on, off).
+    static func scanEnables(_ packets: [ReplayPacket]) -> [Int] {
+        packets.indices.filter {
+            packets[$0].direction == .hostToController && packets[$0].packet.payload.prefix(2).elementsEqual([0x0C, 0x20])
+        }
+    }
+
+    static func replayScan(_ packets: [ReplayPacket]) throws -> (EmbeddedReplay, ReplayPacket?) {
+        var replay = EmbeddedReplay(script: ReplayScript(packets: packets), configuration: HostEngineConfiguration(randomAddress: recordedAddress))
+        try replay.perform(.start)
+        try replay.perform(.startScan(ScanParameters(active: true), filter: AdvertisingFilter(), duration: .seconds(2)))
+        return (replay, try replay.run())
+    }
+
+    @Test("the scan's two seconds run out in capture time: the engine stops the scan where the recording did, and reports what it saw")
+    func durationFiresInCaptureTime() throws {
+        let packets = try Self.packets()
+        let enables = Self.scanEnables(packets)
+        try #require(enables.count == 2)
+        let (replay, awaited) = try Self.replayScan(packets)
+        // Everything up to and including the stop was matched; what follows is the recording
+        // command's own business (nil, or a packet the test did not ask for).
+        #expect(replay.script.sentCount == packets[...enables[1]].filter { $0.direction == .hostToController }.count)
+        if let awaited { #expect(awaited.recordIndex > packets[enables[1]].recordIndex) }
+        #expect(replay.host.engine.scanState == .initial, "the scan ended: \(replay.host.engine.scanState)")
+        var host = replay.host
+        let events = host.takeEvents()
+        let found = events.compactMap { event -> DiscoveredDevice? in
+            if case .deviceFound(let device) = event { device } else { nil }
+        }
+        #expect(found.contains { $0.address.value == 0xC9428ADD1478 }, "the advertiser was seen: \(events)")
+        #expect(events.contains { if case .scanStopped = $0 { true } else { false } }, "the scan reported its end")
+    }
+
+    @Test("a capture whose stop came before the duration was over: the host is idle with its timer later, reported at that record at once")
+    func earlyStopDiverges() throws {
+        var packets = try Self.packets()
+        let enables = Self.scanEnables(packets)
+        try #require(enables.count == 2)
+        // The stop and everything after it recorded 1 s earlier, before the 2 s were over.
+        for index in enables[1]..<packets.count { packets[index].timestamp -= 1_000_000 }
+        var (replay, awaited) = try Self.replayScan(packets)
+        #expect(awaited?.recordIndex == packets[enables[1]].recordIndex, "the replay waits for the stop")
+        #expect(throws: EmbeddedReplayDivergence.hostSilent(expected: packets[enables[1]])) { try replay.finish() }
+        #expect(replay.host.engine.scanState != .initial, "the scan still runs")
+    }
+}
