@@ -4,7 +4,7 @@ import BluewireHCI
 import Testing
 
 /// Creating, tuning and ending central connections against the scripted controller.
-@Suite("Central connections")
+@Suite("Central connections", .timeLimit(.minutes(1)))
 struct CentralConnectionTests {
     @Test("2M is preferred before connecting and a data length refused with a bare status does not fail the connection")
     func linkSetupToleratesRefusal() async throws {

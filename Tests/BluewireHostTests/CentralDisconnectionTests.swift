@@ -9,7 +9,7 @@ import Testing
 /// The peer drops the link in the middle of each GATT procedure: the procedure and every operation
 /// queued behind it fail with the disconnection reason, nothing hangs, and the state machine ends in
 /// Disconnected.Initial.
-@Suite("Central disconnection mid-procedure")
+@Suite("Central disconnection mid-procedure", .timeLimit(.minutes(1)))
 struct CentralDisconnectionTests {
     /// A GATT procedure, the PDU the peer holds (unanswered) while the test queues more work, and
     /// what to discover first so the procedure is allowed to run.

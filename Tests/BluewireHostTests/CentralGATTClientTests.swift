@@ -7,7 +7,7 @@ import Testing
 
 /// The central GATT client over a live Host: a scripted controller with an in-process GATT server as
 /// the peer (`CentralTestPeripheral`), every PDU crossing HCI ACL as it would on a real link.
-@Suite("Central GATT client")
+@Suite("Central GATT client", .timeLimit(.minutes(1)))
 struct CentralGATTClientTests {
     @Test("discovery walks the state machine through DiscoveringServices and DiscoveringCharacteristics and fills the cache")
     func discoveryDrivesTheStateMachine() async throws {

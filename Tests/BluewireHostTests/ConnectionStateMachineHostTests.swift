@@ -15,7 +15,7 @@ import Testing
 /// Not reachable on a host, by design: `Disconnected.Initial --Failure-->`: an idle peer has no link
 /// or attempt a failure could break, so a Hardware Error or a lost transport leaves it in Initial
 /// (the unit matrix in `ConnectionStateMachineTests` covers the table row itself).
-@Suite("Connection state machine on a real host")
+@Suite("Connection state machine on a real host", .timeLimit(.minutes(1)))
 struct ConnectionStateMachineHostTests {
     static let peer = FaultBench.peripheralAddress
     /// A peer the central knows (it asked for its transitions) but never connects to.

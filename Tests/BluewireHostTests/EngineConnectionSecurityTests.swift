@@ -5,7 +5,7 @@ import Testing
 /// `EngineConnection`: the link as the application holds it, with its security level and key size,
 /// `pair()` (the peripheral's sends a Security Request, Core Vol 3 Part H §3.6.7), `encrypt()` with a
 /// bond, and `disconnect()`. Two EngineHosts with the real Security Manager on the virtual link.
-@Suite("EngineConnection: pair, encrypt and the link's security")
+@Suite("EngineConnection: pair, encrypt and the link's security", .timeLimit(.minutes(1)))
 struct EngineConnectionSecurityTests {
     typealias Scene = EngineHostPairingTests.Scene
 

@@ -5,7 +5,7 @@ import Testing
 /// `EngineHost`'s pairing API: `pair(_:)`/`encrypt(_:)` with typed errors, `security(of:)`, and a
 /// `PairingDelegate` answering the engine's prompts on both sides. Two EngineHosts, each with the real
 /// Security Manager on swift-crypto, on the virtual link (`VirtualTransport`); nothing is scripted.
-@Suite("EngineHost: pairing with a delegate")
+@Suite("EngineHost: pairing with a delegate", .timeLimit(.minutes(1)))
 struct EngineHostPairingTests {
     static let centralAddress = BluetoothAddress.randomStatic(0x0A0B_0C0D_0F01)
     static let peripheralAddress = BluetoothAddress.randomStatic(0x0A0B_0C0D_0F02)

@@ -16,7 +16,7 @@ import Testing
 /// Disconnected.Initial; neither host holds anything for the connection afterwards (links, waiters,
 /// subscribers, queued packets, partial PDUs, server state, timers, live objects); and the procedure
 /// then completes on a new connection with the same result as the clean run.
-@Suite("Fault injection: the link drops after every ACL packet of a procedure")
+@Suite("Fault injection: the link drops after every ACL packet of a procedure", .timeLimit(.minutes(1)))
 struct FaultInjectionLinkLossTests {
     enum Side: String, CaseIterable, Sendable {
         case central, peripheral

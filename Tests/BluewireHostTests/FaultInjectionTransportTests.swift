@@ -11,7 +11,7 @@ import Testing
 /// cleanly (the transport closed under the Host). Every pending operation fails at once, without
 /// any virtual time passing, with the transport's typed error where the caller is the Host's (HCI
 /// commands, the scan) and with the disconnection it caused where the caller is a connection's.
-@Suite("Fault injection: the transport ends")
+@Suite("Fault injection: the transport ends", .timeLimit(.minutes(1)))
 struct FaultInjectionTransportTests {
     @Test("the byte stream ends inside an ACL packet: a typed framing error, every pending operation fails at once, nothing hangs or leaks")
     func streamEndsMidPacket() async throws {

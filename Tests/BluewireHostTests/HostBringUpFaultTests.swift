@@ -12,7 +12,7 @@ import PeerTestSupport
 /// be made to produce any of these faults). Each case must end in a typed error, never hang. The hosts
 /// run on a `TestClock`: a timeout fires when a test advances virtual time to it, and a failure seen
 /// with the clock never advanced cannot have waited for one (no wall-clock durations asserted).
-@Suite struct HostBringUpFaultTests {
+@Suite(.timeLimit(.minutes(1))) struct HostBringUpFaultTests {
     static let shortTimeout = TimeSpan.milliseconds(300)
 
     static func host(_ transport: String, timeout: TimeSpan = shortTimeout, clock: TestClock = TestClock()) async throws -> BluetoothHost {

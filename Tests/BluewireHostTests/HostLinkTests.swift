@@ -58,7 +58,7 @@ final class HostLinkBench: Sendable {
 
 /// Link parameters, the ACL queue, the notification stream and `release` through `BluetoothHost`
 /// (Docs/Design.md, "BluetoothHost over the engine").
-@Suite("BluetoothHost: link parameters, ACL queue, release")
+@Suite("BluetoothHost: link parameters, ACL queue, release", .timeLimit(.minutes(1)))
 struct HostLinkTests {
     /// The status of a `HostError.command(.failed)` thrown by `body`, with its opcode.
     static func commandFailure(_ body: () async throws -> Void) async -> (HCIOpcode, HCIStatus)? {

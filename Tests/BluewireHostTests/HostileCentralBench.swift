@@ -43,7 +43,9 @@ struct HostileBench {
         _ = try await peripheral.startAdvertising(try Advertisement(name: "Hostile", services: [HostileDatabase.service]))
 
         let goodConnection = try await good.connect(to: peripheralAddress, parameters: FaultBench.connectionParameters)
-        try await peripheral.until("the peripheral advertises again") { $0.advertising }
+        // Its engine stops advertising when it takes the good central's LE Connection Complete and
+        // starts again when the new enable is answered: until it has the link, `advertising` is stale.
+        try await peripheral.until("the peripheral has the good central and advertises again") { $0.links == 1 && $0.advertising }
         let hostile = RawATTCentral(link: link, publicAddress: VirtualAddress.thirdPublic)
         try hostile.connect(to: peripheralAddress)
         try await peripheral.until("the peripheral has both centrals") { $0.links == 2 }
