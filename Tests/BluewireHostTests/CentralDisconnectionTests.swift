@@ -148,15 +148,3 @@ extension GATTClientCache {
         characteristics(withUUID: uuid).first
     }
 }
-
-/// Waits (yielding, never sleeping on the wall clock for long) until `condition` holds; fails after 5 s.
-func waitUntil(_ condition: () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    let deadline = ContinuousClock.now + .seconds(5)
-    while !(await condition()) {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within 5 s", sourceLocation: sourceLocation)
-            throw CancellationError()
-        }
-        try await Task.sleep(for: .milliseconds(1))
-    }
-}
