@@ -44,6 +44,8 @@ public struct HostDiagnostics: Sendable, Hashable, CustomStringConvertible {
     public var pendingConnection = false
     /// Whether a scan is running.
     public var scanning = false
+    /// Whether the controller is advertising, as far as the Host knows (`isAdvertising`).
+    public var advertising = false
     /// `events()` and `peripheralEvents()` sequences still registered.
     public var eventObservers = 0
 
@@ -55,6 +57,7 @@ public struct HostDiagnostics: Sendable, Hashable, CustomStringConvertible {
         var bare = self
         bare.eventObservers = 0
         bare.liveGATTSessions = 0
+        bare.advertising = false
         return bare == HostDiagnostics()
     }
 
@@ -65,7 +68,7 @@ public struct HostDiagnostics: Sendable, Hashable, CustomStringConvertible {
             + "ACL in flight \(aclPacketsInFlight) queued \(aclPacketsQueued) waiters \(aclQueueWaiters), partial L2CAP \(partialL2CAPPDUs), "
             + "server connections \(serverConnections), indication tickets \(indicationTickets), "
             + "peripheral centrals \(peripheralCentrals), pending connection \(pendingConnection), "
-            + "scanning \(scanning), observers \(eventObservers)"
+            + "scanning \(scanning), advertising \(advertising), observers \(eventObservers)"
     }
 }
 

@@ -43,6 +43,8 @@ public actor BluetoothHost {
     var endedLinkStates: [UInt16: ConnectionState] = [:]
     /// Senders waiting for a link's ACL queue to drain (Throughput/BluetoothHost+ACLQueue.swift).
     var aclQueueWaiters: [ACLQueueWaiter] = []
+    /// Tasks waiting in `waitForDiagnostics` (Shell/BluetoothHost+DiagnosticsWaiters.swift).
+    var diagnosticsWaiters: [DiagnosticsWaiter] = []
     var eventObservers: [UInt64: AsyncStream<HostEvent>.Continuation] = [:]
     var nextObserverID: UInt64 = 1
     /// Peripheral events, dynamic writes (Peripheral/).

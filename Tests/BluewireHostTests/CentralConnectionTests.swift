@@ -4,13 +4,13 @@ import BluewireHCI
 import Testing
 
 /// Creating, tuning and ending central connections against the scripted controller.
-@Suite("Central connections")
+@Suite("Central connections", .timeLimit(.minutes(1)))
 struct CentralConnectionTests {
     @Test("2M is preferred before connecting and a data length refused with a bare status does not fail the connection")
     func linkSetupToleratesRefusal() async throws {
         let bench = try await CentralTestBench.make()
         // Sent right behind the connection: by the time connect returns or just after.
-        try await waitUntil { bench.peripheral.receivedCommands.contains(0x2022) }
+        await bench.peripheral.waitForCommand(0x2022)
         let commands = bench.peripheral.receivedCommands
         let defaultPHY = try #require(commands.firstIndex(of: 0x2031), "LE Set Default PHY sent")
         let create = try #require(commands.firstIndex(of: 0x200D), "LE Create Connection sent")
@@ -37,7 +37,7 @@ struct CentralConnectionTests {
             return
         }
         #expect(peer == CentralTestPeripheral.peerAddress)
-        try await waitUntil { peripheral.receivedCommands.contains(0x200E) }
+        await peripheral.waitForCommand(0x200E)
         await host.close()
     }
 
@@ -74,7 +74,7 @@ struct CentralConnectionTests {
         let host = BluetoothHost(transport: peripheral)
         try await host.start()
         let attempt = Task { try await host.connect(to: CentralTestPeripheral.peerAddress, timeout: .seconds(30)) }
-        try await waitUntil { peripheral.receivedCommands.contains(0x200D) }
+        await peripheral.waitForCommand(0x200D)
         attempt.cancel()
         let outcome = await attempt.result
         guard case .failure(HostError.connectionFailed(_, let status)) = outcome else {
@@ -82,7 +82,7 @@ struct CentralConnectionTests {
             return
         }
         #expect(status == .operationCancelledByHost)
-        try await waitUntil { peripheral.receivedCommands.contains(0x200E) }
+        await peripheral.waitForCommand(0x200E)
         let retry = Task { try await host.connect(to: CentralTestPeripheral.peerAddress, timeout: .milliseconds(20)) }
         await #expect(throws: HostError.self, "a new attempt may start at once") { try await retry.value }
         await host.close()

@@ -1,4 +1,4 @@
-import Bluewire
+@_spi(Testing) import Bluewire
 import BluewireATT
 import BluewireCore
 import BluewireGATT
@@ -9,7 +9,7 @@ import Testing
 /// The peer drops the link in the middle of each GATT procedure: the procedure and every operation
 /// queued behind it fail with the disconnection reason, nothing hangs, and the state machine ends in
 /// Disconnected.Initial.
-@Suite("Central disconnection mid-procedure")
+@Suite("Central disconnection mid-procedure", .timeLimit(.minutes(1)))
 struct CentralDisconnectionTests {
     /// A GATT procedure, the PDU the peer holds (unanswered) while the test queues more work, and
     /// what to discover first so the procedure is allowed to run.
@@ -53,7 +53,7 @@ struct CentralDisconnectionTests {
         #expect(await faults.next() == procedure.heldPDU, "the peer holds the procedure's request")
         let queuedRead = Task { () async throws in _ = try await gatt.read(handle: fixture.deviceName.valueHandle) }
         let queuedWrite = Task { () async throws in try await gatt.write([1], to: fixture.control.valueHandle) }
-        try await waitUntil { await gatt.queue.queuedIDs.count == 2 }
+        await gatt.queue.waitForQueued(count: 2)
         #expect(await gatt.queue.runningID != nil)
 
         bench.peripheral.disconnect(reason: .remoteUserTerminatedConnection)
@@ -146,17 +146,5 @@ extension GATTClient {
 extension GATTClientCache {
     func characteristic(uuid: BluetoothUUID) -> GATTCharacteristic? {
         characteristics(withUUID: uuid).first
-    }
-}
-
-/// Waits (yielding, never sleeping on the wall clock for long) until `condition` holds; fails after 5 s.
-func waitUntil(_ condition: () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    let deadline = ContinuousClock.now + .seconds(5)
-    while !(await condition()) {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within 5 s", sourceLocation: sourceLocation)
-            throw CancellationError()
-        }
-        try await Task.sleep(for: .milliseconds(1))
     }
 }

@@ -7,7 +7,7 @@ import Testing
 
 /// The central GATT client over a live Host: a scripted controller with an in-process GATT server as
 /// the peer (`CentralTestPeripheral`), every PDU crossing HCI ACL as it would on a real link.
-@Suite("Central GATT client")
+@Suite("Central GATT client", .timeLimit(.minutes(1)))
 struct CentralGATTClientTests {
     @Test("discovery walks the state machine through DiscoveringServices and DiscoveringCharacteristics and fills the cache")
     func discoveryDrivesTheStateMachine() async throws {
@@ -108,7 +108,7 @@ struct CentralGATTClientTests {
             let dropped = try await bench.gatt.subscribe(to: counter)
             #expect(dropped.characteristic == counter)
         }
-        try await waitUntil { await bench.host.diagnostics.notificationSubscribers == 1 }
+        try await bench.host.until("the dropped subscription is released") { $0.notificationSubscribers == 1 }
         bench.peripheral.send(att: .handleValueNotification(handle: counter.valueHandle, value: [9]))
         var iterator = kept.makeAsyncIterator()
         #expect(try await iterator.next()?.value == [9])
@@ -135,7 +135,7 @@ struct CentralGATTClientTests {
         let firsts = try await bench.gatt.run(EnableAndCollect(valueHandle: bench.fixture.counter.valueHandle, descriptorHandle: cccd, count: 5))
         #expect(firsts == [0, 1, 2, 3, 4])
         #expect(bench.gatt.state == .connected(.idle), "a custom operation does not drive the state machine")
-        try await waitUntil { await bench.host.diagnostics.notificationSubscribers == 0 }
+        try await bench.host.until("the operation's stream is released") { $0.notificationSubscribers == 0 }
         await bench.host.close()
     }
 

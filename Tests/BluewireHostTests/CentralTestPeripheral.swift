@@ -39,6 +39,8 @@ final class CentralTestPeripheral: HCITransport {
         /// After a CCCD write enabling notifications on the key (a CCCD handle): notify this many
         /// counter values on the value handle, in the same burst as the Write Response.
         var burstOnSubscribe: [UInt16: (valueHandle: UInt16, count: Int)] = [:]
+        /// Tasks in `waitForCommand`, resumed when the Host sends their opcode.
+        var commandWaiters: [(opcode: UInt16, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     let inbound: HCIInboundPackets
@@ -78,6 +80,19 @@ final class CentralTestPeripheral: HCITransport {
     var receivedSignaling: [[UInt8]] { state.withLock { $0.signalingPDUs } }
     /// The HCI command opcodes the Host sent, in order.
     var receivedCommands: [UInt16] { state.withLock { $0.commands } }
+
+    /// Returns once the Host has sent a command with `opcode` (at once if it already has): the
+    /// controller sees it in `send`, which resumes the waiter, so a test awaits the command itself.
+    func waitForCommand(_ opcode: UInt16) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let seen = state.withLock { state in
+                if state.commands.contains(opcode) { return true }
+                state.commandWaiters.append((opcode, continuation))
+                return false
+            }
+            if seen { continuation.resume() }
+        }
+    }
     var server: GATTServer { state.withLock { $0.server } }
 
     /// Sends a Handle Value Indication or Notification from the peer's server.
@@ -123,7 +138,13 @@ final class CentralTestPeripheral: HCITransport {
     private func command(_ bytes: [UInt8]) {
         guard bytes.count >= 3 else { return }
         let opcode = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
-        state.withLock { $0.commands.append(opcode) }
+        let waiters = state.withLock { state in
+            state.commands.append(opcode)
+            let ready = state.commandWaiters.filter { $0.opcode == opcode }.map(\.continuation)
+            state.commandWaiters.removeAll { $0.opcode == opcode }
+            return ready
+        }
+        for waiter in waiters { waiter.resume() }
         switch opcode {
         case 0x1001: complete(opcode, [0x00, 0x09, 0x00, 0x00, 0x09, 0xFF, 0xFF, 0x00, 0x00])
         case 0x1002:

@@ -15,7 +15,7 @@ import Testing
 /// Not reachable on a host, by design: `Disconnected.Initial --Failure-->`: an idle peer has no link
 /// or attempt a failure could break, so a Hardware Error or a lost transport leaves it in Initial
 /// (the unit matrix in `ConnectionStateMachineTests` covers the table row itself).
-@Suite("Connection state machine on a real host")
+@Suite("Connection state machine on a real host", .timeLimit(.minutes(1)))
 struct ConnectionStateMachineHostTests {
     static let peer = FaultBench.peripheralAddress
     /// A peer the central knows (it asked for its transitions) but never connects to.
@@ -181,7 +181,7 @@ struct ConnectionStateMachineHostTests {
         if case .host(.connectionTimeout)? = await central.failure(of: Self.peer) {} else { Issue.record("failure(of:) names the timeout") }
 
         _ = try await bench.peripheral.startAdvertising(try Advertisement(name: "Faults", services: [FaultDatabase.service]))
-        try await settle("the peripheral advertises") { await bench.peripheral.isAdvertising }
+        try await bench.peripheral.until("the peripheral advertises") { $0.advertising }
         await #expect(throws: HostError.self, "Error accepts only Reset: connect is refused") {
             _ = try await central.connect(to: Self.peer, parameters: FaultBench.connectionParameters)
         }
@@ -356,7 +356,7 @@ struct ConnectionStateMachineHostTests {
 
         // Usable again once the peripheral's side has timed the dead link out.
         await bench.clock.advance(by: FaultBench.supervisionTimeout)
-        try await settle("the peripheral sees the link gone") { await bench.peripheral.connections.isEmpty }
+        try await bench.peripheral.until("the peripheral sees the link gone") { $0.links == 0 }
         let again = try await bench.connect()
         #expect(await central.state(of: Self.peer) == .connected(.idle))
         try await again.disconnect()

@@ -5,7 +5,7 @@ import Testing
 /// `EngineConnection`: the link as the application holds it, with its security level and key size,
 /// `pair()` (the peripheral's sends a Security Request, Core Vol 3 Part H §3.6.7), `encrypt()` with a
 /// bond, and `disconnect()`. Two EngineHosts with the real Security Manager on the virtual link.
-@Suite("EngineConnection: pair, encrypt and the link's security")
+@Suite("EngineConnection: pair, encrypt and the link's security", .timeLimit(.minutes(1)))
 struct EngineConnectionSecurityTests {
     typealias Scene = EngineHostPairingTests.Scene
 
@@ -28,7 +28,7 @@ struct EngineConnectionSecurityTests {
         #expect(await central.keySize == 0)
         // The peripheral's link: its handle from the host. The central's connection completing says
         // nothing of when the peripheral's host takes its own LE Connection Complete: wait for it.
-        try await waitUntil { await !scene.peripheral.connectionHandles.isEmpty }
+        try await scene.peripheral.until("the peripheral's link is up") { !$0.connectionHandles.isEmpty }
         let peripheralHandle = try #require(await scene.peripheral.connectionHandles.first)
         let peripheral = await scene.peripheral.connection(HostConnection(
             handle: peripheralHandle, peer: EngineHostPairingTests.centralAddress, role: .peripheral, interval: 0))
@@ -37,7 +37,7 @@ struct EngineConnectionSecurityTests {
         #expect(level == .secureConnectionsAuthenticated)
         #expect(await peripheral.keySize == 16)
         // The peripheral's pair() ends with its own Encryption Change; the central takes its own.
-        try await waitUntil { await central.securityLevel == .secureConnectionsAuthenticated }
+        try await scene.central.until("the central's side is encrypted") { [handle = central.handle] in $0.security(connection: handle)?.level == .secureConnectionsAuthenticated }
         #expect(await central.securityLevel == .secureConnectionsAuthenticated)
         #expect(await central.keySize == 16)
         #expect(await central.pairingMethod == .numericComparison)
@@ -61,7 +61,7 @@ struct EngineConnectionSecurityTests {
         #expect(try await first.pair() == .secureConnectionsAuthenticated)
         #expect(await first.pairingMethod == .passkeyEntry(.responderDisplays))
         // The central's pair() ends with its own Encryption Change; the peripheral takes its own.
-        try await waitUntil { await scene.peripheral.connection(seen).securityLevel == .secureConnectionsAuthenticated }
+        try await scene.peripheral.until("the peripheral's side is encrypted") { $0.security(connection: seen.handle)?.level == .secureConnectionsAuthenticated }
         let shown = await scene.board.shown
         #expect(shown != nil)
 

@@ -5,7 +5,7 @@ import Testing
 /// `EngineHost`'s pairing API: `pair(_:)`/`encrypt(_:)` with typed errors, `security(of:)`, and a
 /// `PairingDelegate` answering the engine's prompts on both sides. Two EngineHosts, each with the real
 /// Security Manager on swift-crypto, on the virtual link (`VirtualTransport`); nothing is scripted.
-@Suite("EngineHost: pairing with a delegate")
+@Suite("EngineHost: pairing with a delegate", .timeLimit(.minutes(1)))
 struct EngineHostPairingTests {
     static let centralAddress = BluetoothAddress.randomStatic(0x0A0B_0C0D_0F01)
     static let peripheralAddress = BluetoothAddress.randomStatic(0x0A0B_0C0D_0F02)
@@ -105,9 +105,9 @@ struct EngineHostPairingTests {
         #expect(await scene.board.shown != nil)
         // The peripheral's host finishes its side on its own executor, after the central's pair()
         // returned: wait (bounded) for its own LE Connection Complete and Encryption Change.
-        try await waitUntil { await !scene.peripheral.connectionHandles.isEmpty }
+        try await scene.peripheral.until("the peripheral's link is up") { !$0.connectionHandles.isEmpty }
         let peripheralHandle = try #require(await scene.peripheral.connectionHandles.first)
-        try await waitUntil { await scene.peripheral.security(of: peripheralHandle)?.level == .secureConnectionsAuthenticated }
+        try await scene.peripheral.until("the peripheral's side is encrypted") { $0.security(connection: peripheralHandle)?.level == .secureConnectionsAuthenticated }
         #expect(await scene.peripheral.security(of: peripheralHandle)?.level == .secureConnectionsAuthenticated)
 
         // A new link: the bond's key encrypts it, nobody is asked anything.

@@ -59,7 +59,7 @@ struct FaultBench {
     /// Connects the central to the peripheral once the peripheral advertises again (it resumes after
     /// each disconnection, on its own task).
     func connect() async throws -> Connection {
-        try await settle("the peripheral advertises") { await peripheral.isAdvertising }
+        try await peripheral.until("the peripheral advertises") { $0.advertising }
         return try await central.connect(to: Self.peripheralAddress, parameters: Self.connectionParameters)
     }
 

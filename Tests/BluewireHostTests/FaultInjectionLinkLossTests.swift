@@ -16,7 +16,7 @@ import Testing
 /// Disconnected.Initial; neither host holds anything for the connection afterwards (links, waiters,
 /// subscribers, queued packets, partial PDUs, server state, timers, live objects); and the procedure
 /// then completes on a new connection with the same result as the clean run.
-@Suite("Fault injection: the link drops after every ACL packet of a procedure")
+@Suite("Fault injection: the link drops after every ACL packet of a procedure", .timeLimit(.minutes(1)))
 struct FaultInjectionLinkLossTests {
     enum Side: String, CaseIterable, Sendable {
         case central, peripheral
@@ -150,7 +150,7 @@ struct FaultInjectionLinkLossTests {
             defer { done.finish() }
             return try await procedure.run(connection, bench, attempt)
         }
-        try await settle("\(context): the link is lost") { bench.isLinkLost(centralHandle: connection.handle) }
+        await bench.link.waitForLinkLoss(centralHandle: connection.handle)
         try await bench.settleQuiet("\(context): the procedure waits") {
             let waiters = await bench.central.diagnostics.requestWaiters
             return done.isDone || attempt.isWaitingForNotifications || waiters == 1
@@ -169,23 +169,23 @@ struct FaultInjectionLinkLossTests {
         await bench.clock.advance(to: start + TimeSpan(microseconds: FaultBench.supervisionTimeout.microseconds - 1))
         #expect(!done.isDone || completes, "\(context): the procedure ended before the supervision timeout")
         await bench.clock.advance(to: start + FaultBench.supervisionTimeout)
-        try await settle("\(context): the procedure ends") { done.isDone }
-        try await settle("\(context): the queued operations end") {
-            let (running, queued) = (await gatt.queue.runningID, await gatt.queue.queuedIDs)
-            return running == nil && queued.isEmpty
+        // The procedure and the queued operations end, each awaited, without moving time again.
+        let result = await running.result
+        var queuedOutcomes: [(String, HCIStatus?, String)] = []
+        for (name, operation) in [("read", queuedRead.outcome), ("write", queuedWrite.outcome)] {
+            let (reason, error) = await operation()
+            queuedOutcomes.append((name, reason, "\(error)"))
         }
         #expect(bench.clock.monotonicNow == start + FaultBench.supervisionTimeout, "\(context): needed more virtual time")
 
         let lost = GATTError.disconnected(.connectionTimeout)
-        let result = await running.result
         if completes {
             let expected: Outcome = if case .written = clean { .written(attempt.value) } else { clean }
             #expect(try result.get() == expected, "\(context): the last packet arrived, so the procedure completes")
         } else {
             #expect(throws: lost, "\(context)") { try result.get() }
         }
-        for (name, operation) in [("read", queuedRead.outcome), ("write", queuedWrite.outcome)] {
-            let (reason, error) = await operation()
+        for (name, reason, error) in queuedOutcomes {
             #expect(reason == .connectionTimeout, "\(context): the queued \(name) must fail with the disconnection, not \(error)")
         }
 
@@ -196,7 +196,7 @@ struct FaultInjectionLinkLossTests {
         #expect(gatt.disconnectionReason == .connectionTimeout, "\(context)")
         #expect(await connection.isConnected == false, "\(context)")
         #expect(await bench.central.connections.isEmpty, "\(context)")
-        try await settle("\(context): the peripheral sees the disconnection") { await bench.peripheral.connections.isEmpty }
+        try await bench.peripheral.until("\(context): the peripheral sees the disconnection") { $0.links == 0 }
 
         switch clean {
         case .written:

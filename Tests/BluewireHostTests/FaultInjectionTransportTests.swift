@@ -11,7 +11,7 @@ import Testing
 /// cleanly (the transport closed under the Host). Every pending operation fails at once, without
 /// any virtual time passing, with the transport's typed error where the caller is the Host's (HCI
 /// commands, the scan) and with the disconnection it caused where the caller is a connection's.
-@Suite("Fault injection: the transport ends")
+@Suite("Fault injection: the transport ends", .timeLimit(.minutes(1)))
 struct FaultInjectionTransportTests {
     @Test("the byte stream ends inside an ACL packet: a typed framing error, every pending operation fails at once, nothing hangs or leaks")
     func streamEndsMidPacket() async throws {
@@ -47,19 +47,19 @@ struct FaultInjectionTransportTests {
 
         // Pending when the stream breaks: a scan, a command the controller swallows, a subscription,
         // a wait for the disconnection, a read whose response is the packet cut, a read queued behind.
-        let scanning = Completion()
+        let (firstReport, reported) = AsyncStream<Void>.makeStream()
         let scan = Task { () async throws -> Int in
             var seen = 0
             for try await _ in await central.scan() {
                 seen += 1
-                scanning.finish()
+                reported.yield()
             }
             return seen
         }
-        try await settle("the scan runs") {
-            let waiters = await central.diagnostics.commandWaiters
-            return scanning.isDone && waiters == 0
-        }
+        // The scan runs once its first report arrives and its commands are answered.
+        var reports = firstReport.makeAsyncIterator()
+        #expect(await reports.next() != nil, "the scan reports the advertiser")
+        try await central.until("the scan's commands are answered") { $0.commandWaiters == 0 }
         centralController.faults.silentOpcodes = [HCIOpcode.readBDADDR.rawValue]
         let command = Task { _ = try await central.send(.readBDADDR) }
         let notifications = Task { () async throws -> Int in
@@ -68,7 +68,7 @@ struct FaultInjectionTransportTests {
             return count
         }
         let disconnection = Task { await connection.disconnection() }
-        try await settle("the command is sent") { await central.diagnostics.commandWaiters == 1 }
+        try await central.until("the command is sent") { $0.commandWaiters == 1 }
         // The 512-byte value's Read Response is the next ACL packet: the host gets its indicator and
         // two bytes of its header, then the stream ends.
         bridge.cutNextPacket(ofType: .acl, keepingBytes: 3)
@@ -135,10 +135,7 @@ struct FaultInjectionTransportTests {
         expectHostError(await command.result, "the pending command") { if case .transport(.closed) = $0 { true } else { false } }
         await #expect(throws: GATTError.disconnected(.connectionTerminatedByLocalHost)) { try await read.value }
         #expect(bench.clock.monotonicNow == start)
-        try await settle("nothing is held") {
-            let d = await bench.central.diagnostics
-            return d.holdsNoConnectionState && d.liveLinks == 0
-        }
+        try await bench.central.until("nothing is held") { $0.holdsNoConnectionState && $0.liveLinks == 0 }
         await bench.close()
     }
 }

@@ -58,7 +58,7 @@ final class HostLinkBench: Sendable {
 
 /// Link parameters, the ACL queue, the notification stream and `release` through `BluetoothHost`
 /// (Docs/Design.md, "BluetoothHost over the engine").
-@Suite("BluetoothHost: link parameters, ACL queue, release")
+@Suite("BluetoothHost: link parameters, ACL queue, release", .timeLimit(.minutes(1)))
 struct HostLinkTests {
     /// The status of a `HostError.command(.failed)` thrown by `body`, with its opcode.
     static func commandFailure(_ body: () async throws -> Void) async -> (HCIOpcode, HCIStatus)? {
@@ -168,9 +168,9 @@ struct HostLinkTests {
         // With virtual time stopped no buffer comes back: the stream fills the host's queue and stops there.
         bench.stopClock()
         let sender = Task { await bench.host.streamSequencedNotifications(server.handles.stream, to: handle, limit: count) }
-        try await waitUntil { await bench.host.queuedACLPackets(of: handle) > 0 }
+        try await bench.host.until("the stream fills the ACL queue") { $0.aclPacketsQueued > 0 }
         let drained = Task { await bench.host.waitForACLQueue(of: handle, atMost: 0) }
-        try await waitUntil { await bench.host.diagnostics.aclQueueWaiters == 1 }
+        try await bench.host.until("the sender waits for the queue") { $0.aclQueueWaiters == 1 }
         bench.runClock()
         #expect(await drained.value, "the queue drains as the controller returns buffers")
         #expect(await sender.value == count)
@@ -179,7 +179,7 @@ struct HostLinkTests {
         #expect(await Self.sequences(received, count: count) == (0..<UInt32(count)).map { $0 }, "every notification arrived, in order")
 
         _ = try await central.disconnect()
-        try await waitUntil { await bench.host.connections.isEmpty }
+        try await bench.host.until("the link is gone") { $0.links == 0 }
         #expect(await !bench.host.waitForACLQueue(of: handle, atMost: 0), "no link: false at once")
         await bench.close()
     }
@@ -190,7 +190,7 @@ struct HostLinkTests {
         let (bench, server, _, handle, received) = try await Self.subscribed()
         bench.stopClock()
         let sender = Task { await bench.host.streamSequencedNotifications(server.handles.stream, to: handle, firstSequence: 7) }
-        try await waitUntil { await bench.host.queuedACLPackets(of: handle) > 0 }
+        try await bench.host.until("the stream fills the ACL queue") { $0.aclPacketsQueued > 0 }
         sender.cancel()
         bench.runClock()
         let sent = await sender.value

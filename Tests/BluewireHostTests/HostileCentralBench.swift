@@ -43,10 +43,12 @@ struct HostileBench {
         _ = try await peripheral.startAdvertising(try Advertisement(name: "Hostile", services: [HostileDatabase.service]))
 
         let goodConnection = try await good.connect(to: peripheralAddress, parameters: FaultBench.connectionParameters)
-        try await settle("the peripheral advertises again") { await peripheral.isAdvertising }
+        // Its engine stops advertising when it takes the good central's LE Connection Complete and
+        // starts again when the new enable is answered: until it has the link, `advertising` is stale.
+        try await peripheral.until("the peripheral has the good central and advertises again") { $0.links == 1 && $0.advertising }
         let hostile = RawATTCentral(link: link, publicAddress: VirtualAddress.thirdPublic)
         try hostile.connect(to: peripheralAddress)
-        try await settle("the peripheral has both centrals") { await peripheral.connections.count == 2 }
+        try await peripheral.until("the peripheral has both centrals") { $0.links == 2 }
         let links = await peripheral.connections
         let hostileHandle = try #require(links.first { $0.peer.value == VirtualAddress.thirdPublic.value }?.handle)
         let goodHandle = try #require(links.first { $0.peer == goodAddress }?.handle)

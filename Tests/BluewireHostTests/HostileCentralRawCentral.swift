@@ -20,6 +20,8 @@ final class RawATTCentral: Sendable {
         var disconnection: UInt8?
         /// Packets that had to be sent without a free controller buffer (a bug in this host).
         var overruns = 0
+        /// Tasks in `waitForATT(count:)`.
+        var attWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     let controller: VirtualController
@@ -107,6 +109,19 @@ final class RawATTCentral: Sendable {
     /// ATT PDUs received so far, in order.
     var receivedATT: [[UInt8]] { state.withLock { $0.att } }
     var receivedATTCount: Int { state.withLock { $0.att.count } }
+
+    /// Returns once `count` ATT PDUs have arrived (at once if they have): each is reassembled in
+    /// `receive`, which resumes the waiters it satisfies.
+    func waitForATT(count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let arrived = state.withLock { state in
+                if state.att.count >= count { return true }
+                state.attWaiters.append((count, continuation))
+                return false
+            }
+            if arrived { continuation.resume() }
+        }
+    }
     /// L2CAP PDUs received on other channels (LE signaling...).
     var receivedOnOtherChannels: [(channel: UInt16, payload: [UInt8])] { state.withLock { $0.otherChannels } }
     var disconnectionReason: UInt8? { state.withLock { $0.disconnection } }
@@ -134,7 +149,14 @@ final class RawATTCentral: Sendable {
                 let channel = UInt16(state.reassembly[2]) | UInt16(state.reassembly[3]) << 8
                 let payload = Array(state.reassembly[4..<(4 + length)])
                 state.reassembly = []
-                if channel == 0x0004 { state.att.append(payload) } else { state.otherChannels.append((channel, payload)) }
+                if channel == 0x0004 {
+                    state.att.append(payload)
+                    let count = state.att.count
+                    for waiter in state.attWaiters where count >= waiter.count { waiter.continuation.resume() }
+                    state.attWaiters.removeAll { count >= $0.count }
+                } else {
+                    state.otherChannels.append((channel, payload))
+                }
             default:
                 break
             }

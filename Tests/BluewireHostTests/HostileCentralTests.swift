@@ -14,7 +14,7 @@ import Testing
 /// response or Error Response; it answers nothing else; its per-connection state stays within its
 /// limits; it never drops the hostile link; and the well-behaved central's reads, long writes,
 /// notifications and indications keep working and return what they should.
-@Suite("Hostile central against the GATT server")
+@Suite("Hostile central against the GATT server", .timeLimit(.minutes(1)))
 struct HostileCentralTests {
     static let seed: UInt64 = 0x5EED_0000_B1E5_0007
     static let beforeExchange = 400
@@ -172,9 +172,7 @@ struct Flood {
     /// Waits until every answer expected so far has arrived, then records the server's state.
     mutating func awaitAnswers(_ bench: HostileBench, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let hostile = self.hostile, count = expected.count
-        try await settle("\(count) answers (\(hostile.receivedATTCount) so far)", sourceLocation: sourceLocation) {
-            hostile.receivedATTCount >= count
-        }
+        await hostile.waitForATT(count: count)
         guard let state = await bench.peripheral.serverState(for: bench.hostileHandle) else {
             Issue.record("the peripheral dropped the hostile central", sourceLocation: sourceLocation)
             return

@@ -63,6 +63,8 @@ public actor EngineHost {
     /// The request `performNow` runs, and its completion once the drain saw it (EngineHost+PerformNow).
     var immediateRequest: HostRequestID?
     var immediateResult: Result<HostCompletion, HostEngineError>?
+    /// Tasks waiting in `waitForEngineState` (EngineHost+StateWaiters), checked at the end of each drain.
+    var stateWaiters: [EngineStateWaiter] = []
     /// Why the transport ended, if it failed; requests fail with `.notRunning` after it.
     public private(set) var transportFailure: TransportError?
 
@@ -215,6 +217,7 @@ public actor EngineHost {
                 for observer in observers.values { observer.yield(event) }
             }
         }
+        if !stateWaiters.isEmpty { resumeStateWaiters() }
         if shellWantsDrained { shellTap?(.drained) }
         armTimer()
     }
@@ -276,6 +279,7 @@ public actor EngineHost {
         channelRouter.hostClosed()
         notificationStreams.finishAll()
         shellTap?(.finished)
+        failStateWaiters()
         timerTask?.cancel()
         timerTask = nil
         outbound.finish()

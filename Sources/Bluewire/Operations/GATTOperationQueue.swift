@@ -27,6 +27,8 @@ public actor GATTOperationQueue {
     private var pending: [Job] = []
     private var running: (job: Job, task: Task<Void, Never>)?
     private var lastID: UInt64 = 0
+    /// Tasks in `waitForQueued(count:)`.
+    private var queuedWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// A queue running operations against `performer`, each wrapped by `decorators`.
     public init(performer: any ATTRequestPerformer, decorators: [any OperationQueueDecorator] = []) {
@@ -65,6 +67,7 @@ public actor GATTOperationQueue {
                 isSettled: { box.isSettled }
             ))
         startNextIfIdle()
+        resumeQueuedWaiters()
         return QueuedOperation(id: id, queue: self, box: box)
     }
 
@@ -101,6 +104,23 @@ public actor GATTOperationQueue {
 
     /// Ids of the operations waiting to run, in the order they will run.
     public var queuedIDs: [OperationID] { pending.map(\.id) }
+
+    /// Returns once at least `count` operations wait behind the running one (at once if they do):
+    /// for tests that queue operations from other tasks and must know they are queued before acting.
+    /// Checked whenever an operation is submitted, so no polling is needed.
+    @_spi(Testing)
+    public func waitForQueued(count: Int) async {
+        if pending.count >= count { return }
+        await withCheckedContinuation { queuedWaiters.append((count, $0)) }
+    }
+
+    private func resumeQueuedWaiters() {
+        guard !queuedWaiters.isEmpty else { return }
+        let queued = pending.count
+        let ready = queuedWaiters.filter { queued >= $0.count }
+        queuedWaiters.removeAll { queued >= $0.count }
+        for waiter in ready { waiter.continuation.resume() }
+    }
 
     /// The id of the operation using the bearer now, if any.
     public var runningID: OperationID? { running?.job.id }

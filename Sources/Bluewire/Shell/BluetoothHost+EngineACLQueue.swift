@@ -17,7 +17,8 @@ extension BluetoothHost {
                     return
                 }
                 aclQueueWaiters.append(ACLQueueWaiter(id: id, connection: connection, peer: peer, atMost: atMost, continuation: continuation))
-                engineHost.assumeIsolated { $0.shellWantsDrained = true }
+                wantDrainedTaps()
+                resumeDiagnosticsWaiters()
             }
         } onCancel: {
             Task { await self.cancelACLQueueWaiter(id) }
@@ -43,10 +44,7 @@ extension BluetoothHost {
     /// Resumes the waiters whose link's queue is short enough now, or whose link is gone (all of
     /// them once the engine host has finished).
     func engineResumeACLQueueWaiters() {
-        defer {
-            let wanted = !aclQueueWaiters.isEmpty
-            engineHost.assumeIsolated { $0.shellWantsDrained = wanted }
-        }
+        defer { wantDrainedTaps() }
         guard !aclQueueWaiters.isEmpty else { return }
         guard phase != .closed else {
             let ended = aclQueueWaiters

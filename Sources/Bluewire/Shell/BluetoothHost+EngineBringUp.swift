@@ -68,7 +68,9 @@ extension BluetoothHost {
     func shellTapped(_ tap: EngineShellTap) {
         switch tap {
         case .event(let event): engineEvent(event)
-        case .drained: engineResumeACLQueueWaiters()
+        case .drained:
+            engineResumeACLQueueWaiters()
+            resumeDiagnosticsWaiters()
         case .finished:
             let failure = engineHost.assumeIsolated { $0.transportFailure }
             commandCancellationCause = failure.map { .transport($0) } ?? .notRunning
@@ -113,5 +115,6 @@ extension BluetoothHost {
         shell.peerObservers.removeAll()
         shell.advertising = nil
         finishPeripheral()
+        endDiagnosticsWaiters()
     }
 }

@@ -34,6 +34,7 @@ extension BluetoothHost {
         d.aclQueueWaiters = aclQueueWaiters.count
         d.pendingConnection = shell.connectingPeer != nil
         d.scanning = shell.scan != nil
+        d.advertising = engineIsAdvertising(engineHost)
         d.eventObservers = eventObservers.count + peripheral.observers.count
         return d
     }

@@ -64,8 +64,15 @@ final class ShellNotificationRoutes: @unchecked Sendable {
 
     /// The registrations, by link. Every change rebuilds the flat routes below.
     var links: [UInt16: Link] = [:] {
-        didSet { rebuildRoutes() }
+        didSet {
+            rebuildRoutes()
+            onChange?()
+        }
     }
+
+    /// Called after every change of `links` while a test waits for the host's counts
+    /// (`BluetoothHost.waitForDiagnostics`); nil otherwise.
+    var onChange: (@Sendable () -> Void)?
 
     /// Every registration of every link, flattened: what a notification walks. One array per kind
     /// of recipient, so the walk copies no enum of the three, and an `AsyncStream` continuation

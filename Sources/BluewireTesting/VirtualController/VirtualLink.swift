@@ -20,6 +20,24 @@ public final class VirtualLink: Sendable {
         var world: LinkWorld
         /// The earliest deadline a clock wake-up is already scheduled for.
         var armedWakeup: MonotonicInstant?
+        /// Tasks in `waitForLinkLoss`, by the central's connection handle.
+        var lossWaiters: [(centralHandle: UInt16, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// The loss waiters whose link is now lost or gone, removed from the list.
+        mutating func takeLossWaiters() -> [CheckedContinuation<Void, Never>] {
+            guard !lossWaiters.isEmpty else { return [] }
+            var ready: [CheckedContinuation<Void, Never>] = []
+            lossWaiters.removeAll { waiter in
+                guard Self.isLost(world, centralHandle: waiter.centralHandle) else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return ready
+        }
+
+        static func isLost(_ world: LinkWorld, centralHandle: UInt16) -> Bool {
+            world.connections.values.first { $0.ends[0].handle == centralHandle }?.isLost ?? true
+        }
     }
 
     let guarded: Mutex<Guarded>
@@ -100,29 +118,46 @@ public final class VirtualLink: Sendable {
         }
     }
 
+    /// Returns once the radio link of the central's connection `centralHandle` is lost (an injected
+    /// fault, a reset peer: it waits for its supervision timeout) or gone, at once if it already is.
+    /// The link checks this after everything a controller does, so a test awaits the loss itself
+    /// instead of polling `connections`.
+    public func waitForLinkLoss(centralHandle: UInt16) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let lost = guarded.withLock { guarded -> Bool in
+                if Guarded.isLost(guarded.world, centralHandle: centralHandle) { return true }
+                guarded.lossWaiters.append((centralHandle, continuation))
+                return false
+            }
+            if lost { continuation.resume() }
+        }
+    }
+
     /// Runs `body` on the world at the clock's current time, then makes sure the clock will wake the link
     /// for its earliest timer.
     func withWorld<Result: Sendable>(_ body: (LinkWorld) -> Result) -> Result {
         let now = clock.monotonicNow
-        let (result, wakeup) = guarded.withLock { guarded -> (Result, MonotonicInstant?) in
+        let (result, wakeup, lost) = guarded.withLock { guarded -> (Result, MonotonicInstant?, [CheckedContinuation<Void, Never>]) in
             if now > guarded.world.now { guarded.world.now = now }
             let result = body(guarded.world)
-            return (result, Self.wakeupToArm(&guarded))
+            return (result, Self.wakeupToArm(&guarded), guarded.takeLossWaiters())
         }
         arm(wakeup)
+        for waiter in lost { waiter.resume() }
         return result
     }
 
     /// The clock reached a deadline the link asked for: run whatever timers are due.
     private func wake() {
         let now = clock.monotonicNow
-        let wakeup = guarded.withLock { guarded -> MonotonicInstant? in
+        let (wakeup, lost) = guarded.withLock { guarded -> (MonotonicInstant?, [CheckedContinuation<Void, Never>]) in
             if now > guarded.world.now { guarded.world.now = now }
             if let armed = guarded.armedWakeup, armed <= now { guarded.armedWakeup = nil }
             guarded.world.fireDueTimers()
-            return Self.wakeupToArm(&guarded)
+            return (Self.wakeupToArm(&guarded), guarded.takeLossWaiters())
         }
         arm(wakeup)
+        for waiter in lost { waiter.resume() }
     }
 
     private static func wakeupToArm(_ guarded: inout Guarded) -> MonotonicInstant? {

@@ -28,6 +28,8 @@ final class ScriptedControllerServer: Sendable {
     private let listenerClosed = Mutex(false)
     /// Opcodes received, in order.
     private let received = Mutex<[UInt16]>([])
+    /// Tasks in `waitForOpcode`, resumed by the thread that reads the command.
+    private let opcodeWaiters = Mutex<[(opcode: UInt16, continuation: CheckedContinuation<Void, Never>)]>([])
 
     /// `script` is called on the server's thread with each command's opcode and parameters.
     init(_ script: @escaping @Sendable (_ opcode: UInt16, _ parameters: [UInt8]) -> Reply) throws {
@@ -62,6 +64,19 @@ final class ScriptedControllerServer: Sendable {
 
     var receivedOpcodes: [UInt16] { received.withLock { $0 } }
 
+    /// Returns once a command with `opcode` has been read off the socket (at once if it has): the
+    /// server's reading thread resumes the waiter as it records the opcode.
+    func waitForOpcode(_ opcode: UInt16) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let seen = opcodeWaiters.withLock { waiters in
+                if received.withLock({ $0.contains(opcode) }) { return true }
+                waiters.append((opcode, continuation))
+                return false
+            }
+            if seen { continuation.resume() }
+        }
+    }
+
     func stop() {
         listenerClosed.withLock { closed in
             if !closed { shutdown(listener, Int32(SHUT_RDWR)) }
@@ -80,7 +95,13 @@ final class ScriptedControllerServer: Sendable {
                 let opcode = UInt16(pending[1]) | UInt16(pending[2]) << 8
                 let parameters = Array(pending[4..<(4 + Int(pending[3]))])
                 pending.removeFirst(4 + Int(pending[3]))
-                received.withLock { $0.append(opcode) }
+                let ready = opcodeWaiters.withLock { waiters in
+                    received.withLock { $0.append(opcode) }
+                    let ready = waiters.filter { $0.opcode == opcode }.map(\.continuation)
+                    waiters.removeAll { $0.opcode == opcode }
+                    return ready
+                }
+                for waiter in ready { waiter.resume() }
                 let bytes: [UInt8]
                 switch script(opcode, parameters) {
                 case .complete(let returnParameters):
