@@ -32,7 +32,8 @@ final class GATTClientSession: Sendable {
 
     init(connection: Connection, state connectionState: ConnectionState) {
         self.connection = connection
-        self.queue = GATTOperationQueue(performer: connection)
+        // On the host's executor: the host fails the queue's operations synchronously when the link drops.
+        self.queue = GATTOperationQueue(performer: connection, sharingExecutorWith: connection.host)
         self.state = Mutex(State(connectionState: connectionState))
     }
 
@@ -63,8 +64,8 @@ final class GATTClientSession: Sendable {
             return state.disconnection == nil
         }
         guard first else { return }
-        let queue = self.queue
-        Task { await queue.failAll(with: GATTError.disconnected(reason)) }
+        // The queue runs on the host's executor, which this is called on: every caller is answered now.
+        queue.assumeIsolated { $0.failAll(with: GATTError.disconnected(reason)) }
     }
 
     /// The link is gone and its state machine has taken its last transition: end the observers.

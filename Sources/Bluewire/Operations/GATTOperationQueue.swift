@@ -14,6 +14,13 @@
 ///   once, without waiting for the running one to notice its cancellation: none hangs.
 /// - The next operation starts only after the running one has actually returned, even if its caller was
 ///   already answered, so two operations never use the bearer at once.
+/// - The queue runs on its own serial executor, or on the one of the actor it was created with
+///   (``init(performer:decorators:sharingExecutorWith:)``): a `BluetoothHost`'s connection and
+///   `RemotePeripheral` queues run on the host's, so the host answers a link's operations from its
+///   executor without a hop and without a second actor to order against.
+/// - One worker task drains the queue while it has work, running one operation after another (not
+///   a task per operation); cancelling the running operation cancels the worker, which stops after
+///   that operation returns, and a fresh worker takes the rest.
 public actor GATTOperationQueue {
     private struct Job: Sendable {
         let id: OperationID
@@ -22,16 +29,38 @@ public actor GATTOperationQueue {
         let isSettled: @Sendable () -> Bool
     }
 
+    /// A queue created without an actor to share an executor with runs on this one's.
+    private actor OwnExecutor {}
+
     private let performer: any ATTRequestPerformer
     private var decorators: [any OperationQueueDecorator]
     private var pending: [Job] = []
-    private var running: (job: Job, task: Task<Void, Never>)?
+    private var pendingStart = 0
+    /// The operation using the bearer now.
+    private var running: Job?
+    /// The task running the queued operations one after another, while there are any.
+    private var worker: Task<Void, Never>?
     private var lastID: UInt64 = 0
+    /// The actor whose serial executor this queue runs on (held, so the executor outlives the queue).
+    private nonisolated let executorOwner: any Actor
+
+    /// The executor of the actor given at creation, or this queue's own.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executorOwner.unownedExecutor }
 
     /// A queue running operations against `performer`, each wrapped by `decorators`.
-    public init(performer: any ATTRequestPerformer, decorators: [any OperationQueueDecorator] = []) {
+    ///
+    /// - Parameter sharingExecutorWith: an actor whose serial executor the queue runs on (a
+    ///   `BluetoothHost`, for its links' queues), so that the queue's bookkeeping and that actor's
+    ///   work never run at once and need no hop between them; nil (the default) gives the queue its
+    ///   own executor.
+    public init(
+        performer: any ATTRequestPerformer,
+        decorators: [any OperationQueueDecorator] = [],
+        sharingExecutorWith actor: (any Actor)? = nil
+    ) {
         self.performer = performer
         self.decorators = decorators
+        self.executorOwner = actor ?? OwnExecutor()
     }
 
     /// Adds a decorator for the operations submitted from now on (those already queued keep theirs):
@@ -64,7 +93,7 @@ public actor GATTOperationQueue {
                 fail: { box.settle(.failure($0)) },
                 isSettled: { box.isSettled }
             ))
-        startNextIfIdle()
+        startWorkerIfIdle()
         return QueuedOperation(id: id, queue: self, box: box)
     }
 
@@ -76,11 +105,11 @@ public actor GATTOperationQueue {
     /// Cancels a queued operation (it never runs) or the running one (its task is cancelled). Its caller
     /// gets `OperationError.cancelled(id)`. Unknown or finished ids are ignored.
     public func cancel(_ id: OperationID) {
-        if let index = pending.firstIndex(where: { $0.id == id }) {
+        if let index = pending[pendingStart...].firstIndex(where: { $0.id == id }) {
             pending.remove(at: index).fail(OperationError.cancelled(id))
-        } else if let running, running.job.id == id {
-            running.job.fail(OperationError.cancelled(id))
-            running.task.cancel()
+        } else if let running, running.id == id {
+            running.fail(OperationError.cancelled(id))
+            worker?.cancel()
         }
     }
 
@@ -90,20 +119,21 @@ public actor GATTOperationQueue {
     /// connection's own queue (`GATTClient.queue`) ends with its link; the queue that outlives links
     /// is a `RemotePeripheral`'s, where auto-connect reconnects first instead of failing everything.
     public func failAll(with error: any Error) {
-        let failed = pending
+        let failed = pending[pendingStart...]
         pending.removeAll()
+        pendingStart = 0
         for job in failed { job.fail(error) }
         if let running {
-            running.job.fail(error)
-            running.task.cancel()
+            running.fail(error)
+            worker?.cancel()
         }
     }
 
     /// Ids of the operations waiting to run, in the order they will run.
-    public var queuedIDs: [OperationID] { pending.map(\.id) }
+    public var queuedIDs: [OperationID] { pending[pendingStart...].map(\.id) }
 
     /// The id of the operation using the bearer now, if any.
-    public var runningID: OperationID? { running?.job.id }
+    public var runningID: OperationID? { running?.id }
 
     private func decorate<Operation: GATTOperation>(_ operation: Operation) -> any GATTOperation<Operation.Result> {
         var wrapped: any GATTOperation<Operation.Result> = operation
@@ -113,25 +143,37 @@ public actor GATTOperationQueue {
         return wrapped
     }
 
-    private func startNextIfIdle() {
-        guard running == nil else { return }
-        while !pending.isEmpty {
-            let job = pending.removeFirst()
-            // Its waiting task was cancelled and has been answered already; the actor hears of it later.
-            if job.isSettled() { continue }
-            let performer = self.performer
-            let task = Task {
-                await job.run(performer)
-                self.finished(job.id)
-            }
-            running = (job, task)
-            return
-        }
+    private func startWorkerIfIdle() {
+        guard worker == nil else { return }
+        worker = Task { await self.work() }
     }
 
-    private func finished(_ id: OperationID) {
-        if running?.job.id == id { running = nil }
-        startNextIfIdle()
+    /// The worker: runs the queued operations one after another until none is left, or until the
+    /// running one was cancelled (this task is then cancelled for good; a new worker takes the rest).
+    private func work() async {
+        while !Task.isCancelled, let job = nextJob() {
+            running = job
+            await job.run(performer)
+            running = nil
+        }
+        worker = nil
+        if pendingStart < pending.count { startWorkerIfIdle() }
+    }
+
+    /// The next queued operation whose caller is still waiting for it.
+    private func nextJob() -> Job? {
+        while pendingStart < pending.count {
+            let job = pending[pendingStart]
+            pendingStart += 1
+            if pendingStart == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                pendingStart = 0
+            }
+            // Its waiting task was cancelled and has been answered already; the queue hears of it later.
+            if job.isSettled() { continue }
+            return job
+        }
+        return nil
     }
 }
 
