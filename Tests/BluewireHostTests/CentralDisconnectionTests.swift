@@ -129,6 +129,54 @@ struct CentralDisconnectionTests {
         #expect(gatt.state == .error, "Error is left only by Reset")
         await host.close()
     }
+
+    @Test("after a transaction timeout the running read gets the bearer's error and the operations queued behind it the link's end, though the queue is failed the moment the link drops")
+    func transactionTimeoutWithQueuedOperations() async throws {
+        let clock = TestClock()
+        let fixture = try CentralTestDatabase()
+        let peripheral = CentralTestPeripheral(database: fixture.database)
+        let host = BluetoothHost(transport: peripheral, clock: clock)
+        try await host.start()
+        let connection = try await host.connect(to: CentralTestPeripheral.peerAddress)
+        let gatt = await connection.gatt
+        try await gatt.discoverThenRun(fixture) { _ in }
+        peripheral.inject(.silence, onPDU: .readRequest)
+        var faults = peripheral.faultsApplied.makeAsyncIterator()
+        let read = Task { () async throws in try await gatt.read(handle: fixture.deviceName.valueHandle) }
+        _ = await faults.next()
+        let queuedRead = Task { () async throws in try await gatt.read(handle: fixture.deviceName.valueHandle) }
+        let queuedWrite = Task { () async throws in try await gatt.write([1], to: fixture.control.valueHandle) }
+        try await waitUntil { await gatt.queue.queuedIDs.count == 2 }
+        await clock.advance(by: .seconds(30))
+        await #expect(throws: GATTError.bearer(.transactionTimeout), "the read whose request timed out") { try await read.value }
+        let expected = GATTError.disconnected(.connectionTerminatedByLocalHost)
+        await #expect(throws: expected, "queued read: not sent on the closed bearer, not refused in Error") { try await queuedRead.value }
+        await #expect(throws: expected, "queued write") { try await queuedWrite.value }
+        #expect(gatt.disconnectionReason == .connectionTerminatedByLocalHost)
+        #expect(await gatt.queue.runningID == nil)
+        #expect(await gatt.queue.queuedIDs.isEmpty)
+        await host.close()
+    }
+
+    @Test("a link's GATT queue runs on the host's executor: the host uses it synchronously")
+    func queueSharesTheHostsExecutor() async throws {
+        let bench = try await CentralTestBench.make()
+        let gatt = bench.gatt
+        bench.peripheral.inject(.silence, onPDU: .readByGroupTypeRequest)
+        var faults = bench.peripheral.faultsApplied.makeAsyncIterator()
+        let discovery = Task { () async throws in _ = try await gatt.discoverServices() }
+        #expect(await faults.next() == .readByGroupTypeRequest)
+        // `assumeIsolated` traps unless the queue's executor is the host's.
+        let running = await Self.runningOperation(of: gatt.queue, on: bench.host)
+        #expect(running != nil, "the discovery is running, seen from the host's executor without a hop")
+        bench.peripheral.disconnect(reason: .remoteUserTerminatedConnection)
+        await #expect(throws: GATTError.disconnected(.remoteUserTerminatedConnection)) { try await discovery.value }
+        await bench.host.close()
+    }
+
+    static func runningOperation(of queue: GATTOperationQueue, on host: isolated BluetoothHost) -> OperationID? {
+        queue.assumeIsolated { $0.runningID }
+    }
 }
 
 extension GATTClient {

@@ -41,6 +41,8 @@ public actor GATTOperationQueue {
     /// The task running the queued operations one after another, while there are any.
     private var worker: Task<Void, Never>?
     private var lastID: UInt64 = 0
+    /// Set by `holdQueued()`: nothing more starts until `failAll` answers what waits.
+    private var isHeld = false
     /// The actor whose serial executor this queue runs on (held, so the executor outlives the queue).
     private nonisolated let executorOwner: any Actor
 
@@ -119,12 +121,24 @@ public actor GATTOperationQueue {
     /// connection's own queue (`GATTClient.queue`) ends with its link; the queue that outlives links
     /// is a `RemotePeripheral`'s, where auto-connect reconnects first instead of failing everything.
     public func failAll(with error: any Error) {
+        failAll(with: error, running: nil)
+    }
+
+    /// `failAll(with:)`, except that the running operation, if it is `running.id`, is answered with
+    /// `running.error`: what its own work already failed with (its request timed out and the bearer
+    /// closed, so the link is going), which the link's end must not overwrite.
+    func failAll(with error: any Error, running ownFailure: (id: OperationID, error: any Error)?) {
+        isHeld = false
         let failed = pending[pendingStart...]
         pending.removeAll()
         pendingStart = 0
         for job in failed { job.fail(error) }
         if let running {
-            running.fail(error)
+            if let ownFailure, ownFailure.id == running.id {
+                running.fail(ownFailure.error)
+            } else {
+                running.fail(error)
+            }
             worker?.cancel()
         }
     }
@@ -143,15 +157,23 @@ public actor GATTOperationQueue {
         return wrapped
     }
 
+    /// Starts nothing more (the running operation goes on) until ``failAll(with:)``: the bearer
+    /// can carry no more ATT (a transaction timed out, Core Vol 3 Part F §3.3.3) and the link is being
+    /// dropped, so what is queued waits to be answered with the disconnection instead of being sent
+    /// to a closed bearer or refused by a machine in Error.
+    func holdQueued() {
+        isHeld = true
+    }
+
     private func startWorkerIfIdle() {
-        guard worker == nil else { return }
+        guard worker == nil, !isHeld else { return }
         worker = Task { await self.work() }
     }
 
     /// The worker: runs the queued operations one after another until none is left, or until the
     /// running one was cancelled (this task is then cancelled for good; a new worker takes the rest).
     private func work() async {
-        while !Task.isCancelled, let job = nextJob() {
+        while !Task.isCancelled, !isHeld, let job = nextJob() {
             running = job
             await job.run(performer)
             running = nil
