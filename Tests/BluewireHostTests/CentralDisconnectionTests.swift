@@ -158,6 +158,31 @@ struct CentralDisconnectionTests {
         await host.close()
     }
 
+    @Test("an operation still running when the link drops after its transaction timeout is answered with the bearer's error, not the disconnection")
+    func timedOutOperationStillRunningAtLinkDown() async throws {
+        let clock = TestClock()
+        let fixture = try CentralTestDatabase()
+        let peripheral = CentralTestPeripheral(database: fixture.database)
+        let host = BluetoothHost(transport: peripheral, clock: clock)
+        try await host.start()
+        let connection = try await host.connect(to: CentralTestPeripheral.peerAddress)
+        let gatt = await connection.gatt
+        try await gatt.discoverThenRun(fixture) { _ in }
+        peripheral.inject(.silence, onPDU: .readRequest)
+        var faults = peripheral.faultsApplied.makeAsyncIterator()
+        let events = await host.events()
+        // It returns only once the queue has been failed (the link dropped): its own result comes last.
+        let read = Task { () async throws in try await gatt.run(ReturnsAfterLinkDown(handle: fixture.deviceName.valueHandle)) }
+        _ = await faults.next()
+        await clock.advance(by: .seconds(30))
+        for await event in events {
+            if case .disconnected = event { break }
+        }
+        await #expect(throws: GATTError.bearer(.transactionTimeout)) { try await read.value }
+        #expect(gatt.disconnectionReason == .connectionTerminatedByLocalHost)
+        await host.close()
+    }
+
     @Test("a link's GATT queue runs on the host's executor: the host uses it synchronously")
     func queueSharesTheHostsExecutor() async throws {
         let bench = try await CentralTestBench.make()
@@ -176,6 +201,23 @@ struct CentralDisconnectionTests {
 
     static func runningOperation(of queue: GATTOperationQueue, on host: isolated BluetoothHost) -> OperationID? {
         queue.assumeIsolated { $0.runningID }
+    }
+}
+
+/// Sends one Read Request; when it fails, keeps the bearer until its task is cancelled (the queue's
+/// `failAll` at link-down does that), then throws what the request threw.
+private struct ReturnsAfterLinkDown: GATTOperation {
+    let handle: UInt16
+
+    func execute(on context: any ATTRequestPerformer) async throws -> [UInt8] {
+        do {
+            _ = try await context.request(.readRequest(handle: handle))
+            return []
+        } catch {
+            // Until cancelled: the queue's failAll cancels the running operation's task.
+            try? await Task.sleep(for: .seconds(3600))
+            throw error
+        }
     }
 }
 
