@@ -167,19 +167,17 @@ public actor GATTOperationQueue {
 
     private func startWorkerIfIdle() {
         guard worker == nil, !isHeld else { return }
-        worker = Task { await self.work() }
-    }
-
-    /// The worker: runs the queued operations one after another until none is left, or until the
-    /// running one was cancelled (this task is then cancelled for good; a new worker takes the rest).
-    private func work() async {
-        while !Task.isCancelled, !isHeld, let job = nextJob() {
-            running = job
-            await job.run(performer)
-            running = nil
+        // The worker: runs the queued operations one after another until none is left, or until the
+        // running one was cancelled (this task is then cancelled for good; a new worker takes the rest).
+        worker = Task {
+            while !Task.isCancelled, !self.isHeld, let job = self.nextJob() {
+                self.running = job
+                await job.run(self.performer)
+                self.running = nil
+            }
+            self.worker = nil
+            if self.pendingStart < self.pending.count { self.startWorkerIfIdle() }
         }
-        worker = nil
-        if pendingStart < pending.count { startWorkerIfIdle() }
     }
 
     /// The next queued operation whose caller is still waiting for it.
