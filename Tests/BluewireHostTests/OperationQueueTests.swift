@@ -185,7 +185,7 @@ struct OperationQueueTests {
     func operationErrorsPropagate() async throws {
         let performer = ScriptedATTPerformer(values: [2: [2]])
         let queue = GATTOperationQueue(performer: performer)
-        await #expect(throws: GATTClientError.errorResponse(.invalidHandle, requestOpcode: .readRequest, handle: 1)) {
+        await #expect(throws: GATTError.procedure(.errorResponse(.invalidHandle, requestOpcode: .readRequest, handle: 1))) {
             try await queue.run(GATTOperations.read(handle: 1))
         }
         #expect(try await queue.run(GATTOperations.read(handle: 2)) == [2])
