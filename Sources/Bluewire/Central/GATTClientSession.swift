@@ -51,13 +51,15 @@ final class GATTClientSession: Sendable {
     // MARK: Host hooks (called on the Host's executor)
 
     /// The state machine took a transition. A Failure because the ATT bearer cannot be used any more
-    /// (`cause` `.gatt(.bearer)`: a transaction timed out) is remembered with the operation running
+    /// (`cause` `.gatt(.bearer(.transactionTimeout))`) is remembered with the operation running
     /// now, whose request it failed: the engine drops the link next (§3.3.3), and that operation's
     /// caller must hear the bearer's error, not the disconnection it caused. The queue starts nothing
     /// more until then: the operations behind it fail with the disconnection.
     func record(_ transition: ConnectionTransition, cause: ConnectionFailureCause? = nil) {
+        // Only the transaction timeout: the engine sends Disconnect right after it (HostEngine+ACL),
+        // so what the queue holds is answered at the link's end.
         var bearerFailure: GATTError?
-        if transition.trigger == .failure, case .gatt(let error)? = cause, case .bearer = error { bearerFailure = error }
+        if transition.trigger == .failure, case .gatt(.bearer(.transactionTimeout))? = cause { bearerFailure = .bearer(.transactionTimeout) }
         // The engine is dropping the link: what is queued waits for its end (recordDisconnection).
         let running = bearerFailure == nil ? nil : queue.assumeIsolated { queue in
             queue.holdQueued()
