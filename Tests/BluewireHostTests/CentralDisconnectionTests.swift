@@ -129,6 +129,96 @@ struct CentralDisconnectionTests {
         #expect(gatt.state == .error, "Error is left only by Reset")
         await host.close()
     }
+
+    @Test("after a transaction timeout the running read gets the bearer's error and the operations queued behind it the link's end, though the queue is failed the moment the link drops")
+    func transactionTimeoutWithQueuedOperations() async throws {
+        let clock = TestClock()
+        let fixture = try CentralTestDatabase()
+        let peripheral = CentralTestPeripheral(database: fixture.database)
+        let host = BluetoothHost(transport: peripheral, clock: clock)
+        try await host.start()
+        let connection = try await host.connect(to: CentralTestPeripheral.peerAddress)
+        let gatt = await connection.gatt
+        try await gatt.discoverThenRun(fixture) { _ in }
+        peripheral.inject(.silence, onPDU: .readRequest)
+        var faults = peripheral.faultsApplied.makeAsyncIterator()
+        let read = Task { () async throws in try await gatt.read(handle: fixture.deviceName.valueHandle) }
+        _ = await faults.next()
+        let queuedRead = Task { () async throws in try await gatt.read(handle: fixture.deviceName.valueHandle) }
+        let queuedWrite = Task { () async throws in try await gatt.write([1], to: fixture.control.valueHandle) }
+        await gatt.queue.waitForQueued(count: 2)
+        await clock.advance(by: .seconds(30))
+        await #expect(throws: GATTError.bearer(.transactionTimeout), "the read whose request timed out") { try await read.value }
+        let expected = GATTError.disconnected(.connectionTerminatedByLocalHost)
+        await #expect(throws: expected, "queued read: not sent on the closed bearer, not refused in Error") { try await queuedRead.value }
+        await #expect(throws: expected, "queued write") { try await queuedWrite.value }
+        #expect(gatt.disconnectionReason == .connectionTerminatedByLocalHost)
+        #expect(await gatt.queue.runningID == nil)
+        #expect(await gatt.queue.queuedIDs.isEmpty)
+        await host.close()
+    }
+
+    @Test("an operation still running when the link drops after its transaction timeout is answered with the bearer's error, not the disconnection")
+    func timedOutOperationStillRunningAtLinkDown() async throws {
+        let clock = TestClock()
+        let fixture = try CentralTestDatabase()
+        let peripheral = CentralTestPeripheral(database: fixture.database)
+        let host = BluetoothHost(transport: peripheral, clock: clock)
+        try await host.start()
+        let connection = try await host.connect(to: CentralTestPeripheral.peerAddress)
+        let gatt = await connection.gatt
+        try await gatt.discoverThenRun(fixture) { _ in }
+        peripheral.inject(.silence, onPDU: .readRequest)
+        var faults = peripheral.faultsApplied.makeAsyncIterator()
+        let events = await host.events()
+        // It returns only once the queue has been failed (the link dropped): its own result comes last.
+        let read = Task { () async throws in try await gatt.run(ReturnsAfterLinkDown(handle: fixture.deviceName.valueHandle)) }
+        _ = await faults.next()
+        await clock.advance(by: .seconds(30))
+        for await event in events {
+            if case .disconnected = event { break }
+        }
+        await #expect(throws: GATTError.bearer(.transactionTimeout)) { try await read.value }
+        #expect(gatt.disconnectionReason == .connectionTerminatedByLocalHost)
+        await host.close()
+    }
+
+    @Test("a link's GATT queue runs on the host's executor: the host uses it synchronously")
+    func queueSharesTheHostsExecutor() async throws {
+        let bench = try await CentralTestBench.make()
+        let gatt = bench.gatt
+        bench.peripheral.inject(.silence, onPDU: .readByGroupTypeRequest)
+        var faults = bench.peripheral.faultsApplied.makeAsyncIterator()
+        let discovery = Task { () async throws in _ = try await gatt.discoverServices() }
+        #expect(await faults.next() == .readByGroupTypeRequest)
+        // `assumeIsolated` traps unless the queue's executor is the host's.
+        let running = await Self.runningOperation(of: gatt.queue, on: bench.host)
+        #expect(running != nil, "the discovery is running, seen from the host's executor without a hop")
+        bench.peripheral.disconnect(reason: .remoteUserTerminatedConnection)
+        await #expect(throws: GATTError.disconnected(.remoteUserTerminatedConnection)) { try await discovery.value }
+        await bench.host.close()
+    }
+
+    static func runningOperation(of queue: GATTOperationQueue, on host: isolated BluetoothHost) -> OperationID? {
+        queue.assumeIsolated { $0.runningID }
+    }
+}
+
+/// Sends one Read Request; when it fails, keeps the bearer until its task is cancelled (the queue's
+/// `failAll` at link-down does that), then throws what the request threw.
+private struct ReturnsAfterLinkDown: GATTOperation {
+    let handle: UInt16
+
+    func execute(on context: any ATTRequestPerformer) async throws -> [UInt8] {
+        do {
+            _ = try await context.request(.readRequest(handle: handle))
+            return []
+        } catch {
+            // Until cancelled: the queue's failAll cancels the running operation's task.
+            try? await Task.sleep(for: .seconds(3600))
+            throw error
+        }
+    }
 }
 
 extension GATTClient {

@@ -77,7 +77,7 @@ struct EngineATTPerformerBumbleTests {
             do {
                 _ = try await queue.run(GATTOperations.read(handle: 0x0FFF))
                 Issue.record("a read of handle 0x0FFF succeeded")
-            } catch let error as GATTClientError {
+            } catch let error as GATTError {
                 #expect(error.attErrorCode == .invalidHandle, "\(error)")
             }
 

@@ -133,7 +133,7 @@ struct OperationQueueDecoratorTests {
         let performer = ScriptedATTPerformer(values: [1: [9]])
         await performer.fail(1, with: [.insufficientResources])
         let queue = GATTOperationQueue(performer: performer)
-        let busy = RetryPolicy { error, _ in (error as? GATTClientError)?.attErrorCode == .insufficientResources }
+        let busy = RetryPolicy { error, _ in (error as? GATTError)?.attErrorCode == .insufficientResources }
         #expect(try await queue.run(GATTOperations.read(handle: 1).retry(attempts: 3, when: busy)) == [9])
         #expect(await performer.events == [.request(.readRequest(handle: 1)), .request(.readRequest(handle: 1))])
     }

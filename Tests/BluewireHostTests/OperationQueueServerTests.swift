@@ -19,14 +19,15 @@ private actor InProcessServerPerformer: ATTRequestPerformer {
 
     var mtu: Int { server.mtu(for: connection) }
 
-    func request(_ pdu: ATTPDU) async throws -> ATTPDU {
-        guard let answer = server.handle(pdu.encode(), from: connection) else {
-            throw GATTClientError.unexpectedResponse(request: pdu.opcode, received: pdu.opcode)
+    func request(_ pdu: ATTPDU) async throws(ConnectionError) -> ATTPDU {
+        // The server answers every request; an answer that does not decode is not one.
+        guard let answer = server.handle(pdu.encode(), from: connection), let decoded = try? ATTPDU(decoding: answer) else {
+            throw .unexpectedResponse(pdu.opcode)
         }
-        return try ATTPDU(decoding: answer)
+        return decoded
     }
 
-    func send(_ pdu: ATTPDU) async throws {
+    func send(_ pdu: ATTPDU) async throws(ConnectionError) {
         _ = server.handle(pdu.encode(), from: connection)
     }
 

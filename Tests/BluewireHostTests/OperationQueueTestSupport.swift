@@ -148,7 +148,7 @@ actor ScriptedATTPerformer: ATTRequestPerformer {
         reactions[handle] = (notify, reaction)
     }
 
-    func request(_ pdu: ATTPDU) async throws -> ATTPDU {
+    func request(_ pdu: ATTPDU) async throws(ConnectionError) -> ATTPDU {
         let event = PerformerEvent.request(pdu)
         record(event)
         concurrentRequests += 1
@@ -160,7 +160,7 @@ actor ScriptedATTPerformer: ATTRequestPerformer {
             try Task.checkCancellation()
         } catch {
             record(.cancelled(pdu))
-            throw error
+            throw .cancelled
         }
         if var pending = failures[event.handle], !pending.isEmpty {
             let code = pending.removeFirst()
@@ -181,7 +181,7 @@ actor ScriptedATTPerformer: ATTRequestPerformer {
         }
     }
 
-    func send(_ pdu: ATTPDU) async throws {
+    func send(_ pdu: ATTPDU) async throws(ConnectionError) {
         record(.command(pdu))
         if case .writeCommand(let handle, let value) = pdu { written(Array(value), to: handle) }
     }

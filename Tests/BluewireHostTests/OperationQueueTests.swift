@@ -32,6 +32,17 @@ private func isCancellation(_ error: any Error) -> Bool {
     return false
 }
 
+/// An actor whose executor a queue shares: it uses the queue synchronously (`assumeIsolated` traps
+/// unless the queue runs on this actor's executor).
+private actor QueueOwner {
+    func submitWithoutHop(_ queue: GATTOperationQueue, handles: [UInt16]) -> (operations: [QueuedOperation<[UInt8]>], queued: [OperationID], running: OperationID?) {
+        queue.assumeIsolated { queue in
+            let operations = handles.map { queue.submit(GATTOperations.read(handle: $0)) }
+            return (operations, queue.queuedIDs, queue.runningID)
+        }
+    }
+}
+
 @Suite("Operation queue: ordering, exclusivity, cancellation, failAll")
 struct OperationQueueTests {
     @Test("Operations run in the order they were submitted")
@@ -174,9 +185,22 @@ struct OperationQueueTests {
     func operationErrorsPropagate() async throws {
         let performer = ScriptedATTPerformer(values: [2: [2]])
         let queue = GATTOperationQueue(performer: performer)
-        await #expect(throws: GATTClientError.errorResponse(.invalidHandle, requestOpcode: .readRequest, handle: 1)) {
+        await #expect(throws: GATTError.procedure(.errorResponse(.invalidHandle, requestOpcode: .readRequest, handle: 1))) {
             try await queue.run(GATTOperations.read(handle: 1))
         }
         #expect(try await queue.run(GATTOperations.read(handle: 2)) == [2])
+    }
+
+    @Test("A queue created with an actor runs on its executor: the actor uses it synchronously, and it still runs everything in order")
+    func sharesTheOwnersExecutor() async throws {
+        let performer = ScriptedATTPerformer(values: [1: [1], 2: [2], 3: [3]])
+        let owner = QueueOwner()
+        let queue = GATTOperationQueue(performer: performer, sharingExecutorWith: owner)
+        let (operations, queued, running) = await owner.submitWithoutHop(queue, handles: [1, 2, 3])
+        // The worker needs the same executor, so nothing has started while the owner held it.
+        #expect(queued == operations.map(\.id))
+        #expect(running == nil)
+        for (index, operation) in operations.enumerated() { #expect(try await operation.value == [UInt8(index + 1)]) }
+        #expect(await performer.events.map(\.handle) == [1, 2, 3])
     }
 }

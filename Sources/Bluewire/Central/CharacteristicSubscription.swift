@@ -80,7 +80,7 @@ extension GATTClient {
         to characteristic: GATTCharacteristic, indications: Bool,
         handler: (@Sendable (GATTNotification) -> Void)?
     ) async throws(GATTError) -> CharacteristicSubscription {
-        try await operation { _ in
+        try await operation { _ throws(GATTError) in
             try self.requireDiscovered(characteristic)
             let known = self.session.cache.clientConfigurationHandle(of: characteristic)
             return try await self.engineSubscribe(to: characteristic, indications: indications, descriptorHandle: known, handler: handler)
@@ -91,7 +91,7 @@ extension GATTClient {
     /// client still uses the characteristic), then ends its sequence. The last one fires
     /// `DisableNotifications`.
     public func unsubscribe(_ subscription: CharacteristicSubscription) async throws(GATTError) {
-        try await operation { _ in
+        try await operation { _ throws(GATTError) in
             let host = self.connection.host, connection = self.connection
             let characteristic = subscription.characteristic
             let othersOnCharacteristic = self.session.withState { state in

@@ -76,26 +76,26 @@ public struct GATTClient: Sendable {
 
     /// Runs `body` as one queued operation.
     func operation<Result: Sendable>(
-        _ body: @escaping @Sendable (_ context: any ATTRequestPerformer) async throws -> Result
+        _ body: @escaping @Sendable (_ context: any ATTRequestPerformer) async throws(GATTError) -> Result
     ) async throws(GATTError) -> Result {
         try await run(ClientOperation(body: body))
     }
 
     /// One state-machine phase inside an operation: fires `trigger` (refusals and a dropped link
     /// throw before anything is sent), runs `body`, then fires what its outcome calls for.
-    func phase<Result>(_ trigger: ConnectionTrigger, _ body: () async throws -> Result) async throws(GATTError) -> Result {
+    func phase<Result>(_ trigger: ConnectionTrigger, _ body: () async throws(GATTError) -> Result) async throws(GATTError) -> Result {
         if let reason = session.disconnection { throw .disconnected(reason) }
-        do {
+        do throws(GATTError) {
             try await connection.host.fireGATTTrigger(trigger, on: connection)
         } catch {
             // The link may have ended while this hopped to the Host: report why it ended.
-            throw GATTError.from(error, disconnection: session.disconnection)
+            throw error.naming(session.disconnection)
         }
         let result: Result
-        do {
+        do throws(GATTError) {
             result = try await body()
         } catch {
-            let mapped = GATTError.from(error, disconnection: session.disconnection)
+            let mapped = error.naming(session.disconnection)
             if let trigger = mapped.completionTrigger {
                 try await complete(trigger, cause: trigger == .failure ? .gatt(mapped) : nil)
             }
@@ -127,7 +127,13 @@ public struct GATTClient: Sendable {
     @discardableResult
     public func exchangeMTU() async throws(GATTError) -> Int {
         let connection = self.connection
-        return try await operation { _ in try await connection.exchangeMTU() }
+        return try await operation { _ throws(GATTError) in
+            do throws(ConnectionError) {
+                return try await connection.exchangeMTU()
+            } catch {
+                throw GATTError(error)
+            }
+        }
     }
 
     /// The ATT_MTU in force (23 until an exchange).
@@ -140,11 +146,11 @@ public struct GATTClient: Sendable {
     /// Discover All Primary Services (Core Vol 3 Part G §4.4.1). Replaces the cached service list:
     /// services no longer there are dropped with everything under them.
     public func discoverServices() async throws(GATTError) -> [GATTService] {
-        try await operation { context in try await self.discoverAllServices(context) }
+        try await operation { context throws(GATTError) in try await self.discoverAllServices(context) }
     }
 
     func discoverAllServices(_ context: any ATTRequestPerformer) async throws(GATTError) -> [GATTService] {
-        let services = try await phase(.discoverServices) { try await context.perform(DiscoverAllPrimaryServices()) }
+        let services = try await phase(.discoverServices) { () throws(GATTError) in try await context.perform(DiscoverAllPrimaryServices()) }
         session.withState { state in
             for old in state.cache.services where !services.contains(old) { state.cache.invalidate(old.handleRange) }
             state.cache.insert(services: services)
@@ -154,8 +160,8 @@ public struct GATTClient: Sendable {
 
     /// Discover Primary Service by Service UUID (§4.4.2).
     public func discoverServices(uuid: BluetoothUUID) async throws(GATTError) -> [GATTService] {
-        try await operation { context in
-            let services = try await self.phase(.discoverServices) {
+        try await operation { context throws(GATTError) in
+            let services = try await self.phase(.discoverServices) { () throws(GATTError) in
                 try await context.perform(DiscoverPrimaryServiceByServiceUUID(uuid: uuid))
             }
             self.session.withState { $0.cache.insert(services: services) }
@@ -165,24 +171,24 @@ public struct GATTClient: Sendable {
 
     /// Find Included Services (§4.5.1) of `service`.
     public func includedServices(of service: GATTService) async throws(GATTError) -> [GATTIncludedService] {
-        try await operation { context in try await self.findIncludes(of: service, context) }
+        try await operation { context throws(GATTError) in try await self.findIncludes(of: service, context) }
     }
 
     func findIncludes(of service: GATTService, _ context: any ATTRequestPerformer) async throws(GATTError) -> [GATTIncludedService] {
-        let includes = try await phase(.discoverCharacteristics) { try await context.perform(FindIncludedServices(of: service)) }
+        let includes = try await phase(.discoverCharacteristics) { () throws(GATTError) in try await context.perform(FindIncludedServices(of: service)) }
         session.withState { $0.includes[service.handle] = includes }
         return includes
     }
 
     /// Discover All Characteristics of a Service (§4.6.1), or by UUID (§4.6.2).
     public func discoverCharacteristics(of service: GATTService, uuid: BluetoothUUID? = nil) async throws(GATTError) -> [GATTCharacteristic] {
-        try await operation { context in try await self.findCharacteristics(of: service, uuid: uuid, context) }
+        try await operation { context throws(GATTError) in try await self.findCharacteristics(of: service, uuid: uuid, context) }
     }
 
     func findCharacteristics(
         of service: GATTService, uuid: BluetoothUUID?, _ context: any ATTRequestPerformer
     ) async throws(GATTError) -> [GATTCharacteristic] {
-        let found = try await phase(.discoverCharacteristics) {
+        let found = try await phase(.discoverCharacteristics) { () throws(GATTError) in
             try await context.perform(DiscoverCharacteristics(of: service, uuid: uuid))
         }
         session.withState { state in
@@ -197,11 +203,11 @@ public struct GATTClient: Sendable {
 
     /// Discover All Characteristic Descriptors (§4.7.1) of `characteristic`.
     public func discoverDescriptors(of characteristic: GATTCharacteristic) async throws(GATTError) -> [GATTDescriptor] {
-        try await operation { context in try await self.findDescriptors(of: characteristic, context) }
+        try await operation { context throws(GATTError) in try await self.findDescriptors(of: characteristic, context) }
     }
 
     func findDescriptors(of characteristic: GATTCharacteristic, _ context: any ATTRequestPerformer) async throws(GATTError) -> [GATTDescriptor] {
-        let descriptors = try await phase(.discoverCharacteristics) {
+        let descriptors = try await phase(.discoverCharacteristics) { () throws(GATTError) in
             try await context.perform(DiscoverAllCharacteristicDescriptors(of: characteristic))
         }
         session.withState { $0.cache.insert(descriptors: descriptors, of: characteristic) }
@@ -211,7 +217,7 @@ public struct GATTClient: Sendable {
     /// Discovers the whole database as one operation (no other operation gets in between): all
     /// primary services, then for each its included services, characteristics and their descriptors.
     public func discoverAll() async throws(GATTError) -> [GATTDiscoveredService] {
-        try await operation { context in try await self.discoverDatabase(context) }
+        try await operation { context throws(GATTError) in try await self.discoverDatabase(context) }
     }
 
     func discoverDatabase(_ context: any ATTRequestPerformer) async throws(GATTError) -> [GATTDiscoveredService] {
@@ -239,9 +245,9 @@ extension Connection {
 
 /// A queued operation made of a closure (how `GATTClient` builds its composite operations).
 struct ClientOperation<Result: Sendable>: GATTOperation {
-    let body: @Sendable (any ATTRequestPerformer) async throws -> Result
+    let body: @Sendable (any ATTRequestPerformer) async throws(GATTError) -> Result
 
-    func execute(on context: any ATTRequestPerformer) async throws -> Result {
+    func execute(on context: any ATTRequestPerformer) async throws(GATTError) -> Result {
         try await body(context)
     }
 }

@@ -20,6 +20,9 @@ final class GATTClientSession: Sendable {
         var includes: [UInt16: [GATTIncludedService]] = [:]
         var connectionState: ConnectionState
         var disconnection: HCIStatus?
+        /// The ATT bearer failed (a transaction timeout, Core Vol 3 Part F §3.3.3) while this operation
+        /// was using it: its request got that error, and the link drop that follows must not replace it.
+        var bearerFailure: (operation: OperationID, error: GATTError)?
         var subscriptions: [UInt64: Subscription] = [:]
         var transitionObservers: [UInt64: AsyncStream<ConnectionTransition>.Continuation] = [:]
         var serviceChangeObservers: [UInt64: AsyncStream<ClosedRange<UInt16>>.Continuation] = [:]
@@ -32,7 +35,8 @@ final class GATTClientSession: Sendable {
 
     init(connection: Connection, state connectionState: ConnectionState) {
         self.connection = connection
-        self.queue = GATTOperationQueue(performer: connection)
+        // On the host's executor: the host fails the queue's operations synchronously when the link drops.
+        self.queue = GATTOperationQueue(performer: connection, sharingExecutorWith: connection.host)
         self.state = Mutex(State(connectionState: connectionState))
     }
 
@@ -46,25 +50,43 @@ final class GATTClientSession: Sendable {
 
     // MARK: Host hooks (called on the Host's executor)
 
-    /// The state machine took a transition.
-    func record(_ transition: ConnectionTransition) {
+    /// The state machine took a transition. A Failure because the ATT bearer cannot be used any more
+    /// (`cause` `.gatt(.bearer(.transactionTimeout))`) is remembered with the operation running
+    /// now, whose request it failed: the engine drops the link next (§3.3.3), and that operation's
+    /// caller must hear the bearer's error, not the disconnection it caused. The queue starts nothing
+    /// more until then: the operations behind it fail with the disconnection.
+    func record(_ transition: ConnectionTransition, cause: ConnectionFailureCause? = nil) {
+        // Only the transaction timeout: the engine sends Disconnect right after it (HostEngine+ACL),
+        // so what the queue holds is answered at the link's end.
+        var bearerFailure: GATTError?
+        if transition.trigger == .failure, case .gatt(.bearer(.transactionTimeout))? = cause { bearerFailure = .bearer(.transactionTimeout) }
+        // The engine is dropping the link: what is queued waits for its end (recordDisconnection).
+        let running = bearerFailure == nil ? nil : queue.assumeIsolated { queue in
+            queue.holdQueued()
+            return queue.runningID
+        }
         let observers = withState { state in
             state.connectionState = transition.to
+            if let bearerFailure, let running { state.bearerFailure = (running, bearerFailure) }
             return Array(state.transitionObservers.values)
         }
         for observer in observers { observer.yield(transition) }
     }
 
     /// The link is going: remember why (operations and subscriptions that end now or start later
-    /// report this reason) and fail every queued and running operation at once.
+    /// report this reason) and fail every queued and running operation at once: with the
+    /// disconnection, except an operation whose request the bearer failed (`record(_:cause:)`),
+    /// which gets that error, as it would have had the link stayed up a moment longer.
     func recordDisconnection(reason: HCIStatus) {
-        let first = withState { state in
+        let (first, bearerFailure) = withState { state in
             defer { state.disconnection = state.disconnection ?? reason }
-            return state.disconnection == nil
+            return (state.disconnection == nil, state.bearerFailure)
         }
         guard first else { return }
-        let queue = self.queue
-        Task { await queue.failAll(with: GATTError.disconnected(reason)) }
+        // The queue runs on the host's executor, which this is called on: every caller is answered now.
+        queue.assumeIsolated {
+            $0.failAll(with: GATTError.disconnected(reason), running: bearerFailure.map { ($0.operation, $0.error) })
+        }
     }
 
     /// The link is gone and its state machine has taken its last transition: end the observers.

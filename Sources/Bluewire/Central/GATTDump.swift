@@ -86,7 +86,7 @@ extension GATTClient {
     /// property, with Read Blob for long ones; every descriptor), as one operation. A read the server
     /// refuses is recorded in `readErrors` and the dump goes on; losing the link ends it.
     public func dump() async throws(GATTError) -> GATTDump {
-        try await operation { context in
+        try await operation { context throws(GATTError) in
             var dump = GATTDump(services: try await self.discoverDatabase(context))
             var handles: [UInt16] = []
             for service in dump.services {
@@ -97,7 +97,7 @@ extension GATTClient {
             }
             for handle in handles {
                 do throws(GATTError) {
-                    dump.values[handle] = try await self.phase(.read) {
+                    dump.values[handle] = try await self.phase(.read) { () throws(GATTError) in
                         try await context.perform(ReadLongCharacteristicValues(handle: handle, mtu: await context.mtu))
                     }
                 } catch {

@@ -55,27 +55,42 @@ public enum GATTError: Error, Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// A request's failure (`ATTRequestPerformer`, `Connection`) as a GATT operation reports it.
+    /// `disconnection` is the reason recorded when the link dropped, if known: a request that found
+    /// the link already gone only knows "unknown connection", while the caller should hear why it went.
+    public init(_ error: ConnectionError, disconnection: HCIStatus? = nil) {
+        switch error {
+        case .disconnected(let reason): self = .disconnected(disconnection ?? reason)
+        case .att(.disconnected): self = .disconnected(disconnection ?? .connectionTerminatedByLocalHost)
+        case .att(let bearer): self = .bearer(bearer)
+        case .attError(let code, let request, let handle):
+            self = .procedure(.errorResponse(code, requestOpcode: request, handle: handle))
+        case .unexpectedResponse(let opcode): self = .procedure(.unexpectedResponse(request: opcode, received: opcode))
+        case .refused(let refusal): self = .refused(refusal)
+        case .cancelled, .gatt: self = disconnection.map { .disconnected($0) } ?? .cancelled
+        }
+    }
+
+    /// This error, where the link's end is known (`disconnection`): a request that failed because the
+    /// link went, or was cancelled by its end, names why it went.
+    func naming(_ disconnection: HCIStatus?) -> GATTError {
+        switch self {
+        case .disconnected, .cancelled: disconnection.map { .disconnected($0) } ?? self
+        default: self
+        }
+    }
+
     /// Maps whatever an operation threw to a `GATTError`. `disconnection` is the reason recorded when
     /// the link dropped: a request that found the link already gone only knows "unknown connection",
     /// while the caller should hear why it went.
     static func from(_ error: any Error, disconnection: HCIStatus?) -> GATTError {
         switch error {
         case let error as GATTError:
-            if case .disconnected = error, let disconnection { return .disconnected(disconnection) }
-            return error
+            return error.naming(disconnection)
         case let error as GATTClientError:
             return .procedure(error)
         case let error as ConnectionError:
-            switch error {
-            case .disconnected(let reason): return .disconnected(disconnection ?? reason)
-            case .att(.disconnected): return .disconnected(disconnection ?? .connectionTerminatedByLocalHost)
-            case .att(let bearer): return .bearer(bearer)
-            case .attError(let code, let request, let handle):
-                return .procedure(.errorResponse(code, requestOpcode: request, handle: handle))
-            case .unexpectedResponse(let opcode): return .procedure(.unexpectedResponse(request: opcode, received: opcode))
-            case .refused(let refusal): return .refused(refusal)
-            case .cancelled, .gatt: return disconnection.map { .disconnected($0) } ?? .cancelled
-            }
+            return GATTError(error, disconnection: disconnection)
         case let error as OperationError:
             switch error {
             case .disconnected(let reason):

@@ -84,7 +84,7 @@ public actor RemotePeripheral: ConnectionEstablisher {
         self.configuration = configuration
         let slot = RemotePeripheralLinkSlot()
         self.slot = slot
-        self.queue = GATTOperationQueue(performer: RemotePeripheralBearer(slot: slot))
+        self.queue = GATTOperationQueue(performer: RemotePeripheralBearer(slot: slot), sharingExecutorWith: host)
     }
 
     /// The link now, if any. For authorizers and custom operations running inside one of this

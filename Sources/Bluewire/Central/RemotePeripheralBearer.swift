@@ -14,8 +14,9 @@ final class RemotePeripheralLinkSlot: Sendable {
 
 /// What a `RemotePeripheral`'s queue runs operations against: the ATT bearer of whatever link the
 /// peripheral has when a request goes out. Custom `GATTOperation`s (`RemotePeripheral.run(_:)`)
-/// use it like a connection's; with no link, requests fail with `RemotePeripheralError.notConnected`,
-/// which `AutoConnectDecorator` answers by reconnecting (when it may resume the operation).
+/// use it like a connection's; with no link, requests fail with `ConnectionError.disconnected` (Unknown
+/// Connection Identifier, as for a link that is gone), which `AutoConnectDecorator` answers by
+/// reconnecting (when it may resume the operation).
 struct RemotePeripheralBearer: ATTRequestPerformer {
     let slot: RemotePeripheralLinkSlot
 
@@ -23,13 +24,13 @@ struct RemotePeripheralBearer: ATTRequestPerformer {
         get async { await slot.link?.connection.mtu ?? ATTBearer.defaultMTU }
     }
 
-    func request(_ pdu: ATTPDU) async throws -> ATTPDU {
-        guard let connection = slot.link?.connection else { throw RemotePeripheralError.notConnected }
+    func request(_ pdu: ATTPDU) async throws(ConnectionError) -> ATTPDU {
+        guard let connection = slot.link?.connection else { throw .disconnected(.unknownConnectionIdentifier) }
         return try await connection.request(pdu)
     }
 
-    func send(_ pdu: ATTPDU) async throws {
-        guard let connection = slot.link?.connection else { throw RemotePeripheralError.notConnected }
+    func send(_ pdu: ATTPDU) async throws(ConnectionError) {
+        guard let connection = slot.link?.connection else { throw .disconnected(.unknownConnectionIdentifier) }
         try await connection.send(command: pdu)
     }
 

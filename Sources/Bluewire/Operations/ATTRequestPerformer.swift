@@ -15,12 +15,13 @@ public protocol ATTRequestPerformer: Sendable {
 
     /// Sends a request PDU and returns the server's answer: its response, or an Error Response PDU
     /// (which the GATT client procedures turn into typed errors).
-    /// - Throws: when no answer can come: the link dropped, the ATT transaction timed out, or the
-    ///   calling task was cancelled.
-    func request(_ pdu: ATTPDU) async throws -> ATTPDU
+    /// - Throws: when no answer can come: `.disconnected` (the link dropped, or there is none),
+    ///   `.att(.transactionTimeout)` (the 30 s ATT transaction timeout, §3.3.3) or another bearer
+    ///   error, `.cancelled` (the calling task was cancelled).
+    func request(_ pdu: ATTPDU) async throws(ConnectionError) -> ATTPDU
 
     /// Sends a PDU the server does not answer (Write Command, Signed Write Command).
-    func send(_ pdu: ATTPDU) async throws
+    func send(_ pdu: ATTPDU) async throws(ConnectionError)
 
     /// Values the server sends for `valueHandle` in Handle Value Notifications and Indications (the
     /// performer confirms indications itself, §3.4.7.2). Registration is complete when this returns, so a

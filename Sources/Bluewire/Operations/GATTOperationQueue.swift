@@ -14,6 +14,13 @@
 ///   once, without waiting for the running one to notice its cancellation: none hangs.
 /// - The next operation starts only after the running one has actually returned, even if its caller was
 ///   already answered, so two operations never use the bearer at once.
+/// - The queue runs on its own serial executor, or on the one of the actor it was created with
+///   (``init(performer:decorators:sharingExecutorWith:)``): a `BluetoothHost`'s connection and
+///   `RemotePeripheral` queues run on the host's, so the host answers a link's operations from its
+///   executor without a hop and without a second actor to order against.
+/// - One worker task drains the queue while it has work, running one operation after another (not
+///   a task per operation); cancelling the running operation cancels the worker, which stops after
+///   that operation returns, and a fresh worker takes the rest.
 public actor GATTOperationQueue {
     private struct Job: Sendable {
         let id: OperationID
@@ -22,18 +29,42 @@ public actor GATTOperationQueue {
         let isSettled: @Sendable () -> Bool
     }
 
+    /// A queue created without an actor to share an executor with runs on this one's.
+    private actor OwnExecutor {}
+
     private let performer: any ATTRequestPerformer
     private var decorators: [any OperationQueueDecorator]
     private var pending: [Job] = []
-    private var running: (job: Job, task: Task<Void, Never>)?
+    private var pendingStart = 0
+    /// The operation using the bearer now.
+    private var running: Job?
+    /// The task running the queued operations one after another, while there are any.
+    private var worker: Task<Void, Never>?
     private var lastID: UInt64 = 0
     /// Tasks in `waitForQueued(count:)`.
     private var queuedWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Set by `holdQueued()`: nothing more starts until `failAll` answers what waits.
+    private var isHeld = false
+    /// The actor whose serial executor this queue runs on (held, so the executor outlives the queue).
+    private nonisolated let executorOwner: any Actor
+
+    /// The executor of the actor given at creation, or this queue's own.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executorOwner.unownedExecutor }
 
     /// A queue running operations against `performer`, each wrapped by `decorators`.
-    public init(performer: any ATTRequestPerformer, decorators: [any OperationQueueDecorator] = []) {
+    ///
+    /// - Parameter sharingExecutorWith: an actor whose serial executor the queue runs on (a
+    ///   `BluetoothHost`, for its links' queues), so that the queue's bookkeeping and that actor's
+    ///   work never run at once and need no hop between them; nil (the default) gives the queue its
+    ///   own executor.
+    public init(
+        performer: any ATTRequestPerformer,
+        decorators: [any OperationQueueDecorator] = [],
+        sharingExecutorWith actor: (any Actor)? = nil
+    ) {
         self.performer = performer
         self.decorators = decorators
+        self.executorOwner = actor ?? OwnExecutor()
     }
 
     /// Adds a decorator for the operations submitted from now on (those already queued keep theirs):
@@ -66,7 +97,7 @@ public actor GATTOperationQueue {
                 fail: { box.settle(.failure($0)) },
                 isSettled: { box.isSettled }
             ))
-        startNextIfIdle()
+        startWorkerIfIdle()
         resumeQueuedWaiters()
         return QueuedOperation(id: id, queue: self, box: box)
     }
@@ -79,11 +110,11 @@ public actor GATTOperationQueue {
     /// Cancels a queued operation (it never runs) or the running one (its task is cancelled). Its caller
     /// gets `OperationError.cancelled(id)`. Unknown or finished ids are ignored.
     public func cancel(_ id: OperationID) {
-        if let index = pending.firstIndex(where: { $0.id == id }) {
+        if let index = pending[pendingStart...].firstIndex(where: { $0.id == id }) {
             pending.remove(at: index).fail(OperationError.cancelled(id))
-        } else if let running, running.job.id == id {
-            running.job.fail(OperationError.cancelled(id))
-            running.task.cancel()
+        } else if let running, running.id == id {
+            running.fail(OperationError.cancelled(id))
+            worker?.cancel()
         }
     }
 
@@ -93,37 +124,57 @@ public actor GATTOperationQueue {
     /// connection's own queue (`GATTClient.queue`) ends with its link; the queue that outlives links
     /// is a `RemotePeripheral`'s, where auto-connect reconnects first instead of failing everything.
     public func failAll(with error: any Error) {
-        let failed = pending
+        failAll(with: error, running: nil)
+    }
+
+    /// `failAll(with:)`, except that the running operation, if it is `running.id`, is answered with
+    /// `running.error`: what its own work already failed with (its request timed out and the bearer
+    /// closed, so the link is going), which the link's end must not overwrite.
+    func failAll(with error: any Error, running ownFailure: (id: OperationID, error: any Error)?) {
+        isHeld = false
+        let failed = pending[pendingStart...]
         pending.removeAll()
+        pendingStart = 0
         for job in failed { job.fail(error) }
         if let running {
-            running.job.fail(error)
-            running.task.cancel()
+            if let ownFailure, ownFailure.id == running.id {
+                running.fail(ownFailure.error)
+            } else {
+                running.fail(error)
+            }
+            worker?.cancel()
         }
     }
 
     /// Ids of the operations waiting to run, in the order they will run.
-    public var queuedIDs: [OperationID] { pending.map(\.id) }
+    public var queuedIDs: [OperationID] { pending[pendingStart...].map(\.id) }
 
     /// Returns once at least `count` operations wait behind the running one (at once if they do):
     /// for tests that queue operations from other tasks and must know they are queued before acting.
     /// Checked whenever an operation is submitted, so no polling is needed.
     @_spi(Testing)
     public func waitForQueued(count: Int) async {
-        if pending.count >= count { return }
+        if waitingBehindRunning >= count { return }
         await withCheckedContinuation { queuedWaiters.append((count, $0)) }
+    }
+
+    /// Operations queued behind the one running or about to run (the worker takes the first
+    /// queued one when it next runs).
+    private var waitingBehindRunning: Int {
+        let queued = pending.count - pendingStart
+        return running == nil && queued > 0 ? queued - 1 : queued
     }
 
     private func resumeQueuedWaiters() {
         guard !queuedWaiters.isEmpty else { return }
-        let queued = pending.count
+        let queued = waitingBehindRunning
         let ready = queuedWaiters.filter { queued >= $0.count }
         queuedWaiters.removeAll { queued >= $0.count }
         for waiter in ready { waiter.continuation.resume() }
     }
 
     /// The id of the operation using the bearer now, if any.
-    public var runningID: OperationID? { running?.job.id }
+    public var runningID: OperationID? { running?.id }
 
     private func decorate<Operation: GATTOperation>(_ operation: Operation) -> any GATTOperation<Operation.Result> {
         var wrapped: any GATTOperation<Operation.Result> = operation
@@ -133,25 +184,43 @@ public actor GATTOperationQueue {
         return wrapped
     }
 
-    private func startNextIfIdle() {
-        guard running == nil else { return }
-        while !pending.isEmpty {
-            let job = pending.removeFirst()
-            // Its waiting task was cancelled and has been answered already; the actor hears of it later.
-            if job.isSettled() { continue }
-            let performer = self.performer
-            let task = Task {
-                await job.run(performer)
-                self.finished(job.id)
+    /// Starts nothing more (the running operation goes on) until ``failAll(with:)``: the bearer
+    /// can carry no more ATT (a transaction timed out, Core Vol 3 Part F §3.3.3) and the link is being
+    /// dropped, so what is queued waits to be answered with the disconnection instead of being sent
+    /// to a closed bearer or refused by a machine in Error.
+    func holdQueued() {
+        isHeld = true
+    }
+
+    private func startWorkerIfIdle() {
+        guard worker == nil, !isHeld else { return }
+        // The worker: runs the queued operations one after another until none is left, or until the
+        // running one was cancelled (this task is then cancelled for good; a new worker takes the rest).
+        worker = Task {
+            while !Task.isCancelled, !self.isHeld, let job = self.nextJob() {
+                self.running = job
+                await job.run(self.performer)
+                self.running = nil
             }
-            running = (job, task)
-            return
+            self.worker = nil
+            if self.pendingStart < self.pending.count { self.startWorkerIfIdle() }
         }
     }
 
-    private func finished(_ id: OperationID) {
-        if running?.job.id == id { running = nil }
-        startNextIfIdle()
+    /// The next queued operation whose caller is still waiting for it.
+    private func nextJob() -> Job? {
+        while pendingStart < pending.count {
+            let job = pending[pendingStart]
+            pendingStart += 1
+            if pendingStart == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                pendingStart = 0
+            }
+            // Its waiting task was cancelled and has been answered already; the queue hears of it later.
+            if job.isSettled() { continue }
+            return job
+        }
+        return nil
     }
 }
 

@@ -4,15 +4,32 @@ import BluewireGATT
 extension ATTRequestPerformer {
     /// Runs a sans-I/O GATT client procedure to completion: sends each request it emits and feeds the
     /// answer back. Composite operations call this on their context for each step.
-    public func perform<Procedure: GATTClientProcedure>(_ procedure: Procedure) async throws -> Procedure.Output {
+    /// - Throws: `.procedure` when the procedure fails (an Error Response, an unexpected answer),
+    ///   and the request's own failure as `GATTError(_:)` maps it (`.disconnected`, `.bearer`...).
+    public func perform<Procedure: GATTClientProcedure>(_ procedure: Procedure) async throws(GATTError) -> Procedure.Output {
         var procedure = procedure
-        var step = try procedure.start()
+        var step: GATTProcedureStep<Procedure.Output>
+        do throws(GATTClientError) {
+            step = try procedure.start()
+        } catch {
+            throw .procedure(error)
+        }
         while true {
             switch step {
             case .finished(let output):
                 return output
             case .request(let pdu):
-                step = try procedure.receive(try await request(pdu))
+                let answer: ATTPDU
+                do throws(ConnectionError) {
+                    answer = try await request(pdu)
+                } catch {
+                    throw GATTError(error)
+                }
+                do throws(GATTClientError) {
+                    step = try procedure.receive(answer)
+                } catch {
+                    throw .procedure(error)
+                }
             }
         }
     }
@@ -36,7 +53,7 @@ where Procedure.Output: Sendable {
         self.makeProcedure = makeProcedure
     }
 
-    public func execute(on context: any ATTRequestPerformer) async throws -> Procedure.Output {
+    public func execute(on context: any ATTRequestPerformer) async throws(GATTError) -> Procedure.Output {
         try await context.perform(makeProcedure(await context.mtu))
     }
 }
@@ -54,7 +71,17 @@ public struct WriteWithoutResponseOperation: GATTOperation {
         self.requirements = requirements
     }
 
-    public func execute(on context: any ATTRequestPerformer) async throws {
-        try await context.send(try WriteWithoutResponse.command(handle: handle, value: value, mtu: await context.mtu))
+    public func execute(on context: any ATTRequestPerformer) async throws(GATTError) {
+        let command: ATTPDU
+        do throws(GATTClientError) {
+            command = try WriteWithoutResponse.command(handle: handle, value: value, mtu: await context.mtu)
+        } catch {
+            throw .procedure(error)
+        }
+        do throws(ConnectionError) {
+            try await context.send(command)
+        } catch {
+            throw GATTError(error)
+        }
     }
 }

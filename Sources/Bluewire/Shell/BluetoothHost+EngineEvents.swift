@@ -17,9 +17,10 @@ extension BluetoothHost {
             guard let link = engineLinkDown(handle: handle, reason: reason) else { return }
             publish(.disconnected(handle: handle, peer: link.peer, reason: reason))
         case .stateChanged(let peer, let transition, let cause):
-            for link in shell.links.values where link.peer == peer { link.gattClient?.record(transition) }
+            let reportedCause = cause.map { engineFailureCause($0, peer: peer) }
+            for link in shell.links.values where link.peer == peer { link.gattClient?.record(transition, cause: reportedCause) }
             guard let observers = shell.peerObservers[peer], !observers.isEmpty else { return }
-            let reported = PeerTransition(peer: peer, transition: transition, cause: cause.map { engineFailureCause($0, peer: peer) })
+            let reported = PeerTransition(peer: peer, transition: transition, cause: reportedCause)
             for observer in observers.values { observer.yield(reported) }
         case .connectionUpdated(let handle, let interval, let latency, let timeout):
             publish(.connectionUpdated(handle: handle, interval: interval, latency: latency, timeout: timeout))
