@@ -53,10 +53,12 @@ public actor GATTOperationQueue {
 
     /// A queue running operations against `performer`, each wrapped by `decorators`.
     ///
-    /// - Parameter sharingExecutorWith: an actor whose serial executor the queue runs on (a
-    ///   `BluetoothHost`, for its links' queues), so that the queue's bookkeeping and that actor's
-    ///   work never run at once and need no hop between them; nil (the default) gives the queue its
-    ///   own executor.
+    /// - Parameters:
+    ///   - performer: what sends each operation's ATT requests on the link's bearer.
+    ///   - decorators: wrappers applied to every operation submitted, outermost first.
+    ///   - actor: an actor whose serial executor the queue runs on (a `BluetoothHost`, for its
+    ///     links' queues), so that the queue's bookkeeping and that actor's work never run at once
+    ///     and need no hop between them; nil (the default) gives the queue its own executor.
     public init(
         performer: any ATTRequestPerformer,
         decorators: [any OperationQueueDecorator] = [],
