@@ -209,14 +209,14 @@ struct CentralDisconnectionTests {
 private struct ReturnsAfterLinkDown: GATTOperation {
     let handle: UInt16
 
-    func execute(on context: any ATTRequestPerformer) async throws -> [UInt8] {
-        do {
+    func execute(on context: any ATTRequestPerformer) async throws(GATTError) -> [UInt8] {
+        do throws(ConnectionError) {
             _ = try await context.request(.readRequest(handle: handle))
             return []
         } catch {
             // Until cancelled: the queue's failAll cancels the running operation's task.
             try? await Task.sleep(for: .seconds(3600))
-            throw error
+            throw GATTError(error)
         }
     }
 }

@@ -119,11 +119,16 @@ struct CentralGATTClientTests {
     func customOperationUsesTheConnectionAsPerformer() async throws {
         struct EnableAndCollect: GATTOperation {
             let valueHandle: UInt16, descriptorHandle: UInt16, count: Int
-            func execute(on context: any ATTRequestPerformer) async throws -> [UInt8] {
+            func execute(on context: any ATTRequestPerformer) async throws(GATTError) -> [UInt8] {
                 // Registered before the CCCD write: the burst that follows its response is all seen.
                 var updates = await context.notifications(for: valueHandle).makeAsyncIterator()
-                let response = try await context.request(.writeRequest(handle: descriptorHandle, value: [0x01, 0x00]))
-                guard case .writeResponse = response else { throw GATTClientError.unexpected(response, to: .writeRequest) }
+                let response: ATTPDU
+                do throws(ConnectionError) {
+                    response = try await context.request(.writeRequest(handle: descriptorHandle, value: [0x01, 0x00]))
+                } catch {
+                    throw GATTError(error)
+                }
+                guard case .writeResponse = response else { throw .procedure(.unexpected(response, to: .writeRequest)) }
                 var firsts: [UInt8] = []
                 while firsts.count < count, let value = await updates.next() { firsts.append(value[value.startIndex]) }
                 return firsts

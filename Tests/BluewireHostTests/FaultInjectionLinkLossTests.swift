@@ -248,8 +248,8 @@ func disconnectionReason(_ body: () async throws -> Void) async -> HCIStatus? {
         if case .disconnected(let reason) = error { return reason }
     } catch let error as ConnectionError {
         if case .disconnected(let reason) = error { return reason }
-    } catch let error as OperationError {
-        if case .disconnected(let reason?) = error { return HCIStatus(reason) }
+    } catch let error as RemotePeripheralError {
+        if case .disconnected(let reason) = error { return reason }
     } catch {}
     return nil
 }

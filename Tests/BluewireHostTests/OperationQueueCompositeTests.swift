@@ -1,6 +1,7 @@
 import Bluewire
 import BluewireATT
 import BluewireGATT
+import BluewireHCI
 import Testing
 
 /// The handles of a made-up OTA service on the scripted device.
@@ -19,9 +20,25 @@ private enum OTA {
     }
 }
 
-enum FirmwareUpdateError: Error, Equatable {
+/// The composite operation's own error type: its own failures, its steps' GATT failures, and the
+/// queue's ends (an `OperationFailure` of the application's, not `GATTError`).
+enum FirmwareUpdateError: OperationFailure, Equatable {
     case deviceBusy([UInt8])
     case unexpectedStatus([UInt8])
+    case gatt(GATTError)
+    case ended(OperationError)
+
+    init(_ end: OperationError) { self = .ended(end) }
+
+    var queueEnd: OperationError? {
+        if case .ended(let end) = self { return end }
+        return nil
+    }
+
+    var isInsufficientSecurity: Bool {
+        if case .gatt(let error) = self { return error.isInsufficientSecurity }
+        return false
+    }
 }
 
 /// A composite operation: read the status, subscribe to it, send each chunk and wait for the device to
@@ -31,25 +48,36 @@ struct FirmwareUpdateOperation: GATTOperation {
     let image: [UInt8]
     let chunkSize: Int
 
-    func execute(on context: any ATTRequestPerformer) async throws -> Int {
-        let status = try await context.perform(ReadCharacteristicValue(handle: OTA.status))
-        guard status == [0x00] else { throw FirmwareUpdateError.deviceBusy(status) }
+    func execute(on context: any ATTRequestPerformer) async throws(FirmwareUpdateError) -> Int {
+        let status = try await step { () throws(GATTError) in try await context.perform(ReadCharacteristicValue(handle: OTA.status)) }
+        guard status == [0x00] else { throw .deviceBusy(status) }
         // Listen before subscribing so that the first acknowledgement cannot be missed.
         var acknowledgements = await context.notifications(for: OTA.status).makeAsyncIterator()
-        _ = try await context.perform(
-            ConfigureClientCharacteristicConfiguration.subscribe(to: OTA.statusCharacteristic, descriptorHandle: OTA.statusCCCD))
-        let mtu = await context.mtu
+        _ = try await step { () throws(GATTError) in
+            try await context.perform(
+                ConfigureClientCharacteristicConfiguration.subscribe(to: OTA.statusCharacteristic, descriptorHandle: OTA.statusCCCD))
+        }
         var sequence: UInt8 = 0
         for start in stride(from: 0, to: image.count, by: chunkSize) {
             let chunk = [sequence] + image[start..<min(start + chunkSize, image.count)]
-            try await context.send(try WriteWithoutResponse.command(handle: OTA.data, value: chunk, mtu: mtu))
-            guard let ack = await acknowledgements.next() else { throw OperationError.disconnected(reason: nil) }
-            guard ack == [0x01, sequence] else { throw FirmwareUpdateError.unexpectedStatus(Array(ack)) }
+            try await step { () throws(GATTError) in try await WriteWithoutResponseOperation(handle: OTA.data, value: chunk).execute(on: context) }
+            guard let ack = await acknowledgements.next() else { throw .ended(.disconnected(reason: nil)) }
+            guard ack == [0x01, sequence] else { throw .unexpectedStatus(Array(ack)) }
             sequence &+= 1
         }
-        _ = try await context.perform(
-            ConfigureClientCharacteristicConfiguration.unsubscribe(from: OTA.statusCharacteristic, descriptorHandle: OTA.statusCCCD))
+        _ = try await step { () throws(GATTError) in
+            try await context.perform(
+                ConfigureClientCharacteristicConfiguration.unsubscribe(from: OTA.statusCharacteristic, descriptorHandle: OTA.statusCCCD))
+        }
         return Int(sequence)
+    }
+
+    private func step<T>(_ body: () async throws(GATTError) -> T) async throws(FirmwareUpdateError) -> T {
+        do throws(GATTError) {
+            return try await body()
+        } catch {
+            throw .gatt(error)
+        }
     }
 }
 
@@ -135,8 +163,9 @@ struct OperationQueueCompositeTests {
 
         await queue.failAll(with: OperationError.disconnected(reason: 0x08))
         await performer.disconnect()
-        await #expect(throws: OperationError.disconnected(reason: 0x08)) { try await update.value }
-        await #expect(throws: OperationError.disconnected(reason: 0x08)) { try await queued.value }
+        // Each caller hears the link's end in its operation's own error type.
+        await #expect(throws: FirmwareUpdateError.ended(.disconnected(reason: 0x08))) { try await update.value }
+        await #expect(throws: GATTError.disconnected(HCIStatus(0x08))) { try await queued.value }
         #expect(await performer.events.allSatisfy { $0.handle != 0x41 }, "the queued read must not run")
     }
 }

@@ -1,6 +1,7 @@
 import Bluewire
 import BluewireATT
 import BluewireGATT
+import BluewireHCI
 import BluewireTesting
 import Testing
 
@@ -9,7 +10,7 @@ private struct LoggingDecorator: OperationQueueDecorator {
     let name: String
     let log: EventLog<String>
 
-    func decorate<Operation: GATTOperation>(_ operation: Operation) -> any GATTOperation<Operation.Result> {
+    func decorate<Operation: GATTOperation>(_ operation: Operation) -> any GATTOperation<Operation.Result, Operation.Failure> {
         Logged(wrapped: operation, name: name, log: log)
     }
 
@@ -18,7 +19,7 @@ private struct LoggingDecorator: OperationQueueDecorator {
         let name: String
         let log: EventLog<String>
         var requirements: OperationRequirements { wrapped.requirements }
-        func execute(on context: any ATTRequestPerformer) async throws -> Wrapped.Result {
+        func execute(on context: any ATTRequestPerformer) async throws(Wrapped.Failure) -> Wrapped.Result {
             log.append(name)
             return try await wrapped.execute(on: context)
         }
@@ -30,7 +31,7 @@ private struct LoggedRead: GATTOperation {
     let handle: UInt16
     let log: EventLog<String>
     var requirements: OperationRequirements = []
-    func execute(on context: any ATTRequestPerformer) async throws -> [UInt8] {
+    func execute(on context: any ATTRequestPerformer) async throws(GATTError) -> [UInt8] {
         log.append("read \(handle)")
         return try await context.perform(ReadCharacteristicValue(handle: handle))
     }
@@ -40,7 +41,7 @@ private actor FakeEstablisher: ConnectionEstablisher {
     let log: EventLog<String>
     var connected = false
     init(log: EventLog<String>) { self.log = log }
-    func ensureConnected() async throws {
+    func ensureConnected() async throws(OperationError) {
         if !connected {
             log.append("connect")
             connected = true
@@ -51,7 +52,7 @@ private actor FakeEstablisher: ConnectionEstablisher {
 
 private struct FakeAuthorizer: OperationAuthorizer {
     let log: EventLog<String>
-    func authorize(for requirements: OperationRequirements) async throws {
+    func authorize(for requirements: OperationRequirements) async throws(OperationError) {
         log.append(requirements.contains(.authorization) ? "authorize" : "authorize?")
     }
 }
@@ -72,7 +73,7 @@ struct OperationQueueDecoratorTests {
         await clock.advance(by: .seconds(29))
         #expect(!operation.isCompleted, "timed out early")
         await clock.advance(by: .seconds(1))
-        await #expect(throws: OperationError.timedOut(after: .seconds(30))) { try await operation.value }
+        await #expect(throws: GATTError.timedOut(.seconds(30))) { try await operation.value }
         #expect(try await queue.run(GATTOperations.read(handle: 2)) == [2])
         #expect(await performer.events.contains(.cancelled(.readRequest(handle: 1))))
     }
@@ -91,7 +92,7 @@ struct OperationQueueDecoratorTests {
         let performer = ScriptedATTPerformer(values: [1: [1]])
         let queue = GATTOperationQueue(performer: performer)
         let attempts = EventLog<Int>()
-        let flaky = FlakyOperation(failures: 2, error: OperationError.timedOut(after: .seconds(1)), handle: 1, attempts: attempts)
+        let flaky = FlakyOperation(failures: 2, error: GATTError.timedOut(.seconds(1)), handle: 1, attempts: attempts)
         #expect(try await queue.run(flaky.retry(attempts: 3, when: .timeouts)) == [1])
         #expect(attempts.all == [1, 2, 3])
     }
@@ -100,8 +101,8 @@ struct OperationQueueDecoratorTests {
     func retryExhausted() async {
         let queue = GATTOperationQueue(performer: ScriptedATTPerformer(values: [1: [1]]))
         let attempts = EventLog<Int>()
-        let flaky = FlakyOperation(failures: 5, error: OperationError.timedOut(after: .seconds(1)), handle: 1, attempts: attempts)
-        await #expect(throws: OperationError.timedOut(after: .seconds(1))) {
+        let flaky = FlakyOperation(failures: 5, error: GATTError.timedOut(.seconds(1)), handle: 1, attempts: attempts)
+        await #expect(throws: GATTError.timedOut(.seconds(1))) {
             try await queue.run(flaky.retry(attempts: 2, when: .timeouts))
         }
         #expect(attempts.all == [1, 2])
@@ -110,7 +111,7 @@ struct OperationQueueDecoratorTests {
     @Test("Errors the policy does not call retryable, and disconnection always, fail at once")
     func retryOnlyRetryableErrors() async {
         let queue = GATTOperationQueue(performer: ScriptedATTPerformer(values: [1: [1]]))
-        let notPermitted = GATTClientError.errorResponse(.readNotPermitted, requestOpcode: .readRequest, handle: 1)
+        let notPermitted = GATTError.procedure(.errorResponse(.readNotPermitted, requestOpcode: .readRequest, handle: 1))
         let attempts = EventLog<Int>()
         await #expect(throws: notPermitted) {
             try await queue.run(
@@ -118,11 +119,11 @@ struct OperationQueueDecoratorTests {
         }
         #expect(attempts.all == [1])
 
-        let always = RetryPolicy { _, _ in true }
+        let always = RetryPolicy<GATTError> { _, _ in true }
         let disconnectedAttempts = EventLog<Int>()
-        await #expect(throws: OperationError.disconnected(reason: nil)) {
+        await #expect(throws: GATTError.disconnected(.unknownConnectionIdentifier)) {
             try await queue.run(
-                FlakyOperation(failures: 1, error: OperationError.disconnected(reason: nil), handle: 1, attempts: disconnectedAttempts)
+                FlakyOperation(failures: 1, error: GATTError.disconnected(.unknownConnectionIdentifier), handle: 1, attempts: disconnectedAttempts)
                     .retry(attempts: 3, when: always))
         }
         #expect(disconnectedAttempts.all == [1])
@@ -133,7 +134,7 @@ struct OperationQueueDecoratorTests {
         let performer = ScriptedATTPerformer(values: [1: [9]])
         await performer.fail(1, with: [.insufficientResources])
         let queue = GATTOperationQueue(performer: performer)
-        let busy = RetryPolicy { error, _ in (error as? GATTError)?.attErrorCode == .insufficientResources }
+        let busy = RetryPolicy<GATTError> { error, _ in error.attErrorCode == .insufficientResources }
         #expect(try await queue.run(GATTOperations.read(handle: 1).retry(attempts: 3, when: busy)) == [9])
         #expect(await performer.events == [.request(.readRequest(handle: 1)), .request(.readRequest(handle: 1))])
     }
@@ -211,14 +212,14 @@ struct OperationQueueDecoratorTests {
 
         // Three drops: the third is the caller's.
         let given = EventLog<Int>()
-        let thrice = FlakyOperation(failures: 3, error: OperationError.disconnected(reason: 0x08), handle: 1, attempts: given)
-        await #expect(throws: OperationError.disconnected(reason: 0x08)) { try await queue.run(thrice) }
+        let thrice = FlakyOperation(failures: 3, error: GATTError.disconnected(.remoteUserTerminatedConnection), handle: 1, attempts: given)
+        await #expect(throws: GATTError.disconnected(.remoteUserTerminatedConnection)) { try await queue.run(thrice) }
         #expect(given.all == [1, 2, 3])
 
         // Anything else is not the link's fault: never resumed.
         let once = EventLog<Int>()
-        let timedOut = FlakyOperation(failures: 1, error: OperationError.timedOut(after: .seconds(1)), handle: 1, attempts: once)
-        await #expect(throws: OperationError.timedOut(after: .seconds(1))) { try await queue.run(timedOut) }
+        let timedOut = FlakyOperation(failures: 1, error: GATTError.timedOut(.seconds(1)), handle: 1, attempts: once)
+        await #expect(throws: GATTError.timedOut(.seconds(1))) { try await queue.run(timedOut) }
         #expect(once.all == [1])
     }
 

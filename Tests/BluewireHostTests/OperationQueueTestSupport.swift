@@ -220,11 +220,11 @@ final class EventLog<Element: Sendable>: Sendable {
 /// An operation that fails with `error` for its first `failures` attempts, then reads `handle`.
 struct FlakyOperation: GATTOperation {
     let failures: Int
-    let error: any Error & Sendable
+    let error: GATTError
     let handle: UInt16
     let attempts: EventLog<Int>
 
-    func execute(on context: any ATTRequestPerformer) async throws -> [UInt8] {
+    func execute(on context: any ATTRequestPerformer) async throws(GATTError) -> [UInt8] {
         let attempt = attempts.all.count + 1
         attempts.append(attempt)
         if attempt <= failures { throw error }

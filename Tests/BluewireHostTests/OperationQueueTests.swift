@@ -1,6 +1,7 @@
 import Bluewire
 import BluewireATT
 import BluewireGATT
+import BluewireHCI
 import Synchronization
 import Testing
 
@@ -9,7 +10,7 @@ private struct ReadThenWrite: GATTOperation {
     let handle: UInt16
     let running: ConcurrencyCounter
 
-    func execute(on context: any ATTRequestPerformer) async throws -> [UInt8] {
+    func execute(on context: any ATTRequestPerformer) async throws(GATTError) -> [UInt8] {
         running.enter()
         defer { running.leave() }
         let value = try await context.perform(ReadCharacteristicValue(handle: handle))
@@ -28,14 +29,14 @@ private final class ConcurrencyCounter: Sendable {
 }
 
 private func isCancellation(_ error: any Error) -> Bool {
-    if case OperationError.cancelled = error { return true }
+    if case GATTError.cancelled = error { return true }
     return false
 }
 
 /// An actor whose executor a queue shares: it uses the queue synchronously (`assumeIsolated` traps
 /// unless the queue runs on this actor's executor).
 private actor QueueOwner {
-    func submitWithoutHop(_ queue: GATTOperationQueue, handles: [UInt16]) -> (operations: [QueuedOperation<[UInt8]>], queued: [OperationID], running: OperationID?) {
+    func submitWithoutHop(_ queue: GATTOperationQueue, handles: [UInt16]) -> (operations: [QueuedOperation<[UInt8], GATTError>], queued: [OperationID], running: OperationID?) {
         queue.assumeIsolated { queue in
             let operations = handles.map { queue.submit(GATTOperations.read(handle: $0)) }
             return (operations, queue.queuedIDs, queue.runningID)
@@ -49,7 +50,7 @@ struct OperationQueueTests {
     func runsInSubmissionOrder() async throws {
         let performer = ScriptedATTPerformer(values: Dictionary(uniqueKeysWithValues: (1...8).map { (UInt16($0), [UInt8($0)]) }))
         let queue = GATTOperationQueue(performer: performer)
-        var submitted: [QueuedOperation<[UInt8]>] = []
+        var submitted: [QueuedOperation<[UInt8], GATTError>] = []
         for handle in [UInt16](1...8) { submitted.append(await queue.submit(GATTOperations.read(handle: handle))) }
         for (index, operation) in submitted.enumerated() {
             #expect(try await operation.value == [UInt8(index + 1)])
@@ -93,7 +94,7 @@ struct OperationQueueTests {
         #expect(await queue.queuedIDs == [second.id, third.id])
 
         await queue.cancel(second.id)
-        await #expect(throws: OperationError.cancelled(second.id)) { try await second.value }
+        await #expect(throws: GATTError.cancelled) { try await second.value }
         #expect(await queue.queuedIDs == [third.id])
 
         gate.open()
@@ -113,7 +114,7 @@ struct OperationQueueTests {
         await gate.arrived.wait()
 
         await first.cancel()
-        await #expect(throws: OperationError.cancelled(first.id)) { try await first.value }
+        await #expect(throws: GATTError.cancelled) { try await first.value }
         #expect(try await second.value == [2])
         #expect(await performer.events == [
             .request(.readRequest(handle: 1)), .cancelled(.readRequest(handle: 1)), .request(.readRequest(handle: 2)),
@@ -132,7 +133,7 @@ struct OperationQueueTests {
 
         let waiter = Task { try await doomed.value }
         waiter.cancel()
-        await #expect(throws: OperationError.cancelled(doomed.id)) { try await waiter.value }
+        await #expect(throws: GATTError.cancelled) { try await waiter.value }
         gate.open()
         #expect(try await first.value == [1])
         #expect(try await queue.run(GATTOperations.read(handle: 3)) == [3])
@@ -170,7 +171,7 @@ struct OperationQueueTests {
         await queue.failAll(with: OperationError.disconnected(reason: 0x13))
         for operation in [running] + queued {
             #expect(operation.isCompleted, "\(operation.id) still pending after failAll")
-            await #expect(throws: OperationError.disconnected(reason: 0x13)) { try await operation.value }
+            await #expect(throws: GATTError.disconnected(HCIStatus(0x13))) { try await operation.value }
         }
         #expect(await queue.queuedIDs.isEmpty)
 

@@ -31,14 +31,19 @@ final class TokenAuthorizer: OperationAuthorizer {
         self.token = token
     }
 
-    func authorize(for requirements: OperationRequirements) async throws {
-        guard let link = peripheral.link else { throw RemotePeripheralError.notConnected }
+    func authorize(for requirements: OperationRequirements) async throws(OperationError) {
+        guard let link = peripheral.link else { throw .notConnected }
         let done = authorized.withLock { state in
             state.calls += 1
             return state.link == link.number
         }
         if done { return }
-        try await link.gatt.write(token, to: try await link.characteristic(RemotePeripheralTests.unlock))
+        do throws(RemotePeripheralError) {
+            let unlock = try await link.characteristic(RemotePeripheralTests.unlock)
+            try await link.withGATT { [token] gatt throws(GATTError) in try await gatt.write(token, to: unlock) }
+        } catch {
+            throw OperationError(error)
+        }
         authorized.withLock {
             $0.link = link.number
             $0.writes += 1
@@ -212,9 +217,9 @@ struct RemotePeripheralTests {
 
         // One operation holds the queue; two wait behind it when the link drops.
         let gate = Gate()
-        let holding = await remote.submit(remote.operation { link in
-            try await gate.pass()
-            return try await link.gatt.read(try await link.characteristic(Self.value))
+        let holding = await remote.submit(remote.operation { link throws(RemotePeripheralError) in
+            try await cancellable { try await gate.pass() }
+            return try await link.readValue(Self.value)
         })
         await gate.arrived.wait()
         let queued = [await remote.submit(remote.readOperation(Self.value)), await remote.submit(remote.readOperation(Self.value))]
@@ -253,10 +258,10 @@ struct RemotePeripheralTests {
 
         let gate = Gate()
         let attempts = EventLog<Int>()
-        let interrupted = await remote.submit(remote.operation { link in
+        let interrupted = await remote.submit(remote.operation { link throws(RemotePeripheralError) in
             attempts.append(attempts.all.count + 1)
-            if attempts.all.count == 1 { try await gate.pass() }
-            return try await link.gatt.read(try await link.characteristic(Self.value))
+            if attempts.all.count == 1 { try await cancellable { try await gate.pass() } }
+            return try await link.readValue(Self.value)
         })
         await gate.arrived.wait()
         try await fixture.dropLinkFromPeripheral()
@@ -282,9 +287,9 @@ struct RemotePeripheralTests {
         await remote.attachAutoConnect()
         try await remote.connect()
         let gate = Gate()
-        let interrupted = await remote.submit(remote.operation { link in
-            try await gate.pass()
-            return try await link.gatt.read(try await link.characteristic(Self.value))
+        let interrupted = await remote.submit(remote.operation { link throws(RemotePeripheralError) in
+            try await cancellable { try await gate.pass() }
+            return try await link.readValue(Self.value)
         })
         await gate.arrived.wait()
         try await fixture.dropLinkFromPeripheral()
@@ -320,10 +325,10 @@ struct RemotePeripheralTests {
         try await remote.connect()
         let attempts = EventLog<Int>()
         let started = AsyncStream<Int>.makeStream()
-        let hanging = await remote.submit(remote.operation(timeout: .seconds(2), retries: 1) { _ -> [UInt8] in
+        let hanging = await remote.submit(remote.operation(timeout: .seconds(2), retries: 1) { _ throws(RemotePeripheralError) -> [UInt8] in
             attempts.append(attempts.all.count + 1)
             started.continuation.yield(attempts.all.count)
-            try await Task.sleep(for: .seconds(3_600))
+            try await cancellable { try await Task.sleep(for: .seconds(3_600)) }
             return []
         })
         var starts = started.stream.makeAsyncIterator()
@@ -349,5 +354,22 @@ struct RemotePeripheralTests {
         try await fixture.events.wait("the disconnection") { $0.isDisconnected }
         #expect(await !remote.isConnected)
         await fixture.close()
+    }
+}
+
+extension RemotePeripheralLink {
+    /// The value of the characteristic `uuid` on this link, read in the peripheral's error type.
+    func readValue(_ uuid: BluetoothUUID) async throws(RemotePeripheralError) -> [UInt8] {
+        let characteristic = try await characteristic(uuid)
+        return try await withGATT { gatt throws(GATTError) in try await gatt.read(characteristic) }
+    }
+}
+
+/// Runs `body` (a test's gate or sleep), its cancellation as the peripheral's error.
+func cancellable(_ body: () async throws -> Void) async throws(RemotePeripheralError) {
+    do {
+        try await body()
+    } catch {
+        throw .cancelled
     }
 }

@@ -148,12 +148,18 @@ final class TokenAuthorizer: OperationAuthorizer {
         self.token = token
     }
 
-    func authorize(for requirements: OperationRequirements) async throws {
-        guard let link = peripheral.link else { throw RemotePeripheralError.notConnected }
+    func authorize(for requirements: OperationRequirements) async throws(OperationError) {
+        guard let link = peripheral.link else { throw .notConnected }
         if authorizedLink.withLock({ $0 == link.number }) { return }
         // On the link's own GATT client: the peripheral's queue is busy running the operation.
-        let status = try await link.characteristic(OTAProfile.status, in: OTAProfile.service)
-        try await link.gatt.write(OTAProfile.authorizeCommand(token: token), to: status)
+        // A link lost here is reported as such (auto-connect resumes); anything else as a failure.
+        do throws(RemotePeripheralError) {
+            let status = try await link.characteristic(OTAProfile.status, in: OTAProfile.service)
+            let command = OTAProfile.authorizeCommand(token: token)
+            try await link.withGATT { gatt throws(GATTError) in try await gatt.write(command, to: status) }
+        } catch {
+            throw OperationError(error)
+        }
         authorizedLink.withLock { $0 = link.number }
         say("authorized (link \(link.number))")
     }

@@ -66,11 +66,14 @@ public struct GATTClient: Sendable {
 
     /// Runs a custom operation on this connection's queue (after everything queued before it, with
     /// the bearer to itself until it returns). It does not drive the state machine.
-    public func run<Operation: GATTOperation>(_ operation: Operation) async throws(GATTError) -> Operation.Result {
-        do {
+    public func run<Operation: GATTOperation>(
+        _ operation: Operation
+    ) async throws(GATTError) -> Operation.Result where Operation.Failure == GATTError {
+        do throws(GATTError) {
             return try await session.queue.run(operation)
         } catch {
-            throw GATTError.from(error, disconnection: session.disconnection)
+            // A request that found the link already gone only knows "unknown connection": name why it went.
+            throw error.naming(session.disconnection)
         }
     }
 

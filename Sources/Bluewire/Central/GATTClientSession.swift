@@ -22,7 +22,7 @@ final class GATTClientSession: Sendable {
         var disconnection: HCIStatus?
         /// The ATT bearer failed (a transaction timeout, Core Vol 3 Part F §3.3.3) while this operation
         /// was using it: its request got that error, and the link drop that follows must not replace it.
-        var bearerFailure: (operation: OperationID, error: GATTError)?
+        var bearerFailure: (operation: OperationID, error: OperationError)?
         var subscriptions: [UInt64: Subscription] = [:]
         var transitionObservers: [UInt64: AsyncStream<ConnectionTransition>.Continuation] = [:]
         var serviceChangeObservers: [UInt64: AsyncStream<ClosedRange<UInt16>>.Continuation] = [:]
@@ -58,7 +58,7 @@ final class GATTClientSession: Sendable {
     func record(_ transition: ConnectionTransition, cause: ConnectionFailureCause? = nil) {
         // Only the transaction timeout: the engine sends Disconnect right after it (HostEngine+ACL),
         // so what the queue holds is answered at the link's end.
-        var bearerFailure: GATTError?
+        var bearerFailure: OperationError?
         if transition.trigger == .failure, case .gatt(.bearer(.transactionTimeout))? = cause { bearerFailure = .bearer(.transactionTimeout) }
         // The engine is dropping the link: what is queued waits for its end (recordDisconnection).
         let running = bearerFailure == nil ? nil : queue.assumeIsolated { queue in
@@ -85,7 +85,7 @@ final class GATTClientSession: Sendable {
         guard first else { return }
         // The queue runs on the host's executor, which this is called on: every caller is answered now.
         queue.assumeIsolated {
-            $0.failAll(with: GATTError.disconnected(reason), running: bearerFailure.map { ($0.operation, $0.error) })
+            $0.failAll(with: .disconnected(reason: reason.rawValue), running: bearerFailure.map { ($0.operation, $0.error) })
         }
     }
 

@@ -80,31 +80,6 @@ public enum GATTError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Maps whatever an operation threw to a `GATTError`. `disconnection` is the reason recorded when
-    /// the link dropped: a request that found the link already gone only knows "unknown connection",
-    /// while the caller should hear why it went.
-    static func from(_ error: any Error, disconnection: HCIStatus?) -> GATTError {
-        switch error {
-        case let error as GATTError:
-            return error.naming(disconnection)
-        case let error as GATTClientError:
-            return .procedure(error)
-        case let error as ConnectionError:
-            return GATTError(error, disconnection: disconnection)
-        case let error as OperationError:
-            switch error {
-            case .disconnected(let reason):
-                return .disconnected(disconnection ?? reason.map { HCIStatus($0) } ?? .unknownConnectionIdentifier)
-            case .cancelled: return disconnection.map { .disconnected($0) } ?? .cancelled
-            case .timedOut(let duration): return .timedOut(duration)
-            }
-        case is CancellationError:
-            return disconnection.map { .disconnected($0) } ?? .cancelled
-        default:
-            return .operationFailed("\(error)")
-        }
-    }
-
     /// How the finished operation drives the connection state machine: an answer from the server
     /// (even an Error Response) completes it; a bearer that can no longer be used is a failure; a
     /// disconnection was already reported by the link itself.
@@ -115,5 +90,36 @@ public enum GATTError: Error, Hashable, Sendable, CustomStringConvertible {
         case .bearer(.transactionTimeout), .bearer(.closed): .failure
         case .procedure, .bearer, .notDiscovered, .timedOut, .cancelled, .operationFailed: .operationCompleted
         }
+    }
+}
+
+extension GATTError: OperationFailure {
+    /// How `GATTClient`'s operations report the queue's and decorators' ends: a link that is gone
+    /// (or never came up) as `.disconnected`, a bearer's failure as `.bearer`, a decorator's own
+    /// failure (a connection attempt, an authorizer) as `.operationFailed` with its description.
+    public init(_ end: OperationError) {
+        switch end {
+        case .disconnected(let reason): self = .disconnected(reason.map { HCIStatus($0) } ?? .unknownConnectionIdentifier)
+        case .notConnected: self = .disconnected(.unknownConnectionIdentifier)
+        case .cancelled: self = .cancelled
+        case .timedOut(let duration): self = .timedOut(duration)
+        case .bearer(let error): self = .bearer(error)
+        case .connectionFailed(let error): self = .operationFailed("\(error)")
+        case .failed(let message): self = .operationFailed(message)
+        }
+    }
+
+    public var queueEnd: OperationError? {
+        switch self {
+        case .disconnected(let reason): .disconnected(reason: reason.rawValue)
+        case .cancelled: .cancelled(nil)
+        case .timedOut(let duration): .timedOut(after: duration)
+        default: nil
+        }
+    }
+
+    public var isInsufficientSecurity: Bool {
+        if case .procedure(let error) = self { return error.isInsufficientSecurity }
+        return false
     }
 }

@@ -55,7 +55,7 @@ extension RemotePeripheral {
         do {
             try await link.gatt.unsubscribe(active)
         } catch where !error.isDisconnection {
-            throw .from(error)
+            throw RemotePeripheralError(error)
         } catch {
             // The link went: nothing left to disable.
         }
@@ -77,7 +77,7 @@ extension RemotePeripheral {
         do {
             active = try await link.gatt.subscribe(to: characteristic, indications: state.indications) { continuation.yield($0) }
         } catch {
-            throw .from(error)
+            throw RemotePeripheralError(error)
         }
         subscriptions[id]?.active = active
     }

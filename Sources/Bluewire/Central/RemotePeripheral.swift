@@ -138,8 +138,12 @@ public actor RemotePeripheral: ConnectionEstablisher {
 
     /// Returns once there is a link: the current one, or a new one (connect, MTU exchange, the
     /// wanted subscriptions enabled again). `AutoConnectDecorator` calls this before each operation.
-    public func ensureConnected() async throws {
-        try await establishLinkIfNeeded()
+    public func ensureConnected() async throws(OperationError) {
+        do throws(RemotePeripheralError) {
+            try await establishLinkIfNeeded()
+        } catch {
+            throw OperationError(error)
+        }
     }
 
     func establishLinkIfNeeded() async throws(RemotePeripheralError) {
@@ -167,7 +171,7 @@ public actor RemotePeripheral: ConnectionEstablisher {
             do {
                 try await gatt.exchangeMTU()
             } catch where error.isDisconnection {
-                throw RemotePeripheralError.from(error)
+                throw RemotePeripheralError(error)
             } catch {
                 // A server that refuses the exchange keeps ATT_MTU 23 (Core Vol 3 Part F §3.4.2.1).
             }
@@ -195,7 +199,7 @@ public actor RemotePeripheral: ConnectionEstablisher {
         // Nothing will bring the link back: answer everyone now.
         for state in subscriptions.values { state.continuation.finish() }
         subscriptions.removeAll()
-        await queue.failAll(with: RemotePeripheralError.disconnected(reason))
+        await queue.failAll(with: .disconnected(reason: reason.rawValue))
     }
 
     /// Disconnects the current link (if any) and waits for Disconnection Complete.

@@ -66,32 +66,61 @@ public enum RemotePeripheralError: Error, Equatable, Sendable, CustomStringConve
         return nil
     }
 
-    /// Maps whatever an operation on the peripheral's queue threw.
-    static func from(_ error: any Error) -> RemotePeripheralError {
+    /// A `GATTClient` failure as the peripheral's operations report it: a link that went, a timeout
+    /// and a cancellation by their own cases; the rest as `.gatt`.
+    public init(_ error: GATTError) {
         switch error {
-        case let error as RemotePeripheralError:
-            return error
-        case let error as GATTError:
-            switch error {
-            case .disconnected(let reason): return .disconnected(reason)
-            case .timedOut(let duration): return .timedOut(duration)
-            case .cancelled: return .cancelled
-            case .operationFailed(let message): return .operationFailed(message)
-            default: return .gatt(error)
-            }
-        case let error as HostError:
-            return .connectionFailed(error)
-        case let error as OperationError:
-            switch error {
-            case .disconnected(let reason): return .disconnected(reason.map { HCIStatus($0) } ?? .unknownConnectionIdentifier)
-            case .cancelled: return .cancelled
-            case .timedOut(let duration): return .timedOut(duration)
-            }
-        case is CancellationError:
-            return .cancelled
-        default:
-            // ConnectionError, GATTClientError, or the application's own.
-            return from(GATTError.from(error, disconnection: nil))
+        case .disconnected(let reason): self = .disconnected(reason)
+        case .timedOut(let duration): self = .timedOut(duration)
+        case .cancelled: self = .cancelled
+        case .operationFailed(let message): self = .operationFailed(message)
+        default: self = .gatt(error)
+        }
+    }
+}
+
+extension RemotePeripheralError: OperationFailure {
+    /// How the peripheral's operations report the queue's and decorators' ends.
+    public init(_ end: OperationError) {
+        switch end {
+        case .disconnected(let reason): self = .disconnected(reason.map { HCIStatus($0) } ?? .unknownConnectionIdentifier)
+        case .notConnected: self = .notConnected
+        case .cancelled: self = .cancelled
+        case .timedOut(let duration): self = .timedOut(duration)
+        case .bearer(let error): self = .gatt(.bearer(error))
+        case .connectionFailed(let error): self = .connectionFailed(error)
+        case .failed(let message): self = .operationFailed(message)
+        }
+    }
+
+    public var queueEnd: OperationError? {
+        switch self {
+        case .disconnected(let reason): .disconnected(reason: reason.rawValue)
+        case .notConnected: .notConnected
+        case .cancelled: .cancelled(nil)
+        case .timedOut(let duration): .timedOut(after: duration)
+        case .connectionFailed(let error): .connectionFailed(error)
+        default: nil
+        }
+    }
+
+    public var isInsufficientSecurity: Bool {
+        if case .gatt(let error) = self { return error.isInsufficientSecurity }
+        return false
+    }
+}
+
+extension OperationError {
+    /// A `RemotePeripheral`'s failure as the queue's own end (what `ConnectionEstablisher` and
+    /// `OperationAuthorizer` throw): its link, connection, timeout and cancellation cases as
+    /// themselves, the rest as `.failed` with its description.
+    public init(_ error: RemotePeripheralError) {
+        if let end = error.queueEnd {
+            self = end
+        } else if case .gatt(.bearer(let bearer)) = error {
+            self = .bearer(bearer)
+        } else {
+            self = .failed(error.description)
         }
     }
 }

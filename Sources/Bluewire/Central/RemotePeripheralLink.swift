@@ -28,13 +28,28 @@ public struct RemotePeripheralLink: Sendable {
         _ uuid: BluetoothUUID, in service: BluetoothUUID? = nil
     ) async throws(RemotePeripheralError) -> GATTCharacteristic {
         if let found = lookUp(uuid, in: service) { return found }
-        do {
-            _ = try await gatt.discoverAll()
-        } catch {
-            throw RemotePeripheralError.from(error)
-        }
+        _ = try await withGATT { gatt throws(GATTError) in try await gatt.discoverAll() }
         guard let found = lookUp(uuid, in: service) else { throw .characteristicNotFound(uuid, service: service) }
         return found
+    }
+
+    /// Runs `body` with this link's GATT client, its failure as a `RemotePeripheralError`: for the
+    /// bodies of `RemotePeripheral.operation(...)`, which fail in the peripheral's error type.
+    ///
+    /// ```swift
+    /// peripheral.operation { link throws(RemotePeripheralError) in
+    ///     let status = try await link.characteristic(statusUUID)
+    ///     return try await link.withGATT { gatt throws(GATTError) in try await gatt.read(status) }
+    /// }
+    /// ```
+    public func withGATT<Result>(
+        _ body: (GATTClient) async throws(GATTError) -> Result
+    ) async throws(RemotePeripheralError) -> Result {
+        do throws(GATTError) {
+            return try await body(gatt)
+        } catch {
+            throw RemotePeripheralError(error)
+        }
     }
 
     private func lookUp(_ uuid: BluetoothUUID, in service: BluetoothUUID?) -> GATTCharacteristic? {

@@ -8,8 +8,10 @@ import BluewireGATT
 /// `BluetoothHost` gains pairing, an authorizer that pairs or encrypts plugs in here unchanged.
 public protocol OperationAuthorizer: Sendable {
     /// Returns once operations with `requirements` may succeed. Called before every such operation, so
-    /// it should return at once when the link is already secure enough.
-    func authorize(for requirements: OperationRequirements) async throws
+    /// it should return at once when the link is already secure enough. Throws how it failed as the
+    /// queue's own end (`.failed` with its description, or `.disconnected` / `.notConnected` when the
+    /// link went, so that auto-connect may resume), which each operation reports in its own error type.
+    func authorize(for requirements: OperationRequirements) async throws(OperationError)
 }
 
 /// Calls an authorizer before every operation that declares `.authorization`, and optionally once
@@ -29,7 +31,7 @@ public struct AutoAuthorizeDecorator: OperationQueueDecorator {
         self.retryAfterInsufficientSecurity = retryAfterInsufficientSecurity
     }
 
-    public func decorate<Operation: GATTOperation>(_ operation: Operation) -> any GATTOperation<Operation.Result> {
+    public func decorate<Operation: GATTOperation>(_ operation: Operation) -> any GATTOperation<Operation.Result, Operation.Failure> {
         let first = operation.requirements.contains(.authorization)
         guard first || retryAfterInsufficientSecurity else { return operation }
         return AutoAuthorizeOperation(
@@ -40,6 +42,7 @@ public struct AutoAuthorizeDecorator: OperationQueueDecorator {
 /// `wrapped`, with the authorizer called first and/or after a lack-of-security error (then retried once).
 public struct AutoAuthorizeOperation<Wrapped: GATTOperation>: GATTOperation {
     public typealias Result = Wrapped.Result
+    public typealias Failure = Wrapped.Failure
     public let wrapped: Wrapped
     public let authorizer: any OperationAuthorizer
     public let authorizeFirst: Bool
@@ -56,25 +59,24 @@ public struct AutoAuthorizeOperation<Wrapped: GATTOperation>: GATTOperation {
 
     public var requirements: OperationRequirements { wrapped.requirements }
 
-    public func execute(on context: any ATTRequestPerformer) async throws -> Wrapped.Result {
-        if authorizeFirst { try await authorizer.authorize(for: requirements) }
-        do {
+    public func execute(on context: any ATTRequestPerformer) async throws(Wrapped.Failure) -> Wrapped.Result {
+        if authorizeFirst { try await authorize(for: requirements) }
+        do throws(Wrapped.Failure) {
             return try await wrapped.execute(on: context)
-        } catch where retryAfterInsufficientSecurity && isInsufficientSecurity(error) {
+        } catch where retryAfterInsufficientSecurity && error.isInsufficientSecurity {
             // Authorizing again after authorizing first would only repeat what already did not help.
             guard !authorizeFirst else { throw error }
-            try await authorizer.authorize(for: requirements.union(.authorization))
+            try await authorize(for: requirements.union(.authorization))
             return try await wrapped.execute(on: context)
         }
     }
-}
 
-/// Whether `error` is a server's refusal for lack of security, however the layers above wrapped it.
-func isInsufficientSecurity(_ error: any Error) -> Bool {
-    switch error {
-    case let error as GATTClientError: error.isInsufficientSecurity
-    case GATTError.procedure(let error): error.isInsufficientSecurity
-    case RemotePeripheralError.gatt(.procedure(let error)): error.isInsufficientSecurity
-    default: false
+    /// The authorizer's failure, in the operation's error type.
+    private func authorize(for requirements: OperationRequirements) async throws(Wrapped.Failure) {
+        do throws(OperationError) {
+            try await authorizer.authorize(for: requirements)
+        } catch {
+            throw Wrapped.Failure(error)
+        }
     }
 }

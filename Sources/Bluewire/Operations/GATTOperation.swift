@@ -1,3 +1,5 @@
+import BluewireATT
+
 /// One GATT operation as a command object: everything it needs is captured when it is built, and
 /// `execute(on:)` performs it against a connection's ATT bearer.
 ///
@@ -6,14 +8,18 @@
 /// ATT exchanges, such as a firmware update) must not have other callers' requests interleaved with its
 /// own. A composite operation therefore performs its steps directly on the `context` it is given; it
 /// never submits them to the queue it is running on (that would wait for itself).
-public protocol GATTOperation<Result>: Sendable {
+public protocol GATTOperation<Result, Failure>: Sendable {
     associatedtype Result: Sendable
+    /// What the operation throws, and what its caller hears when the queue or a decorator ends it
+    /// (a cancellation, a timeout, the link's end: `OperationFailure.init(_:)`). `GATTError` for
+    /// `GATTClient`'s and the ready-made operations, `RemotePeripheralError` for `RemotePeripheral`'s.
+    associatedtype Failure: OperationFailure = GATTError
 
     /// What the operation needs before it runs; queue decorators read this (auto-authorize).
     var requirements: OperationRequirements { get }
 
     /// Performs the operation. Must honour task cancellation (timeouts and `cancel(_:)` use it).
-    func execute(on context: any ATTRequestPerformer) async throws -> Result
+    func execute(on context: any ATTRequestPerformer) async throws(Failure) -> Result
 }
 
 extension GATTOperation {
@@ -44,8 +50,10 @@ public struct OperationID: Hashable, Sendable, Comparable, CustomStringConvertib
     public var description: String { "op#\(rawValue)" }
 }
 
-/// How the queue and its decorators end an operation other than by its own result.
-public enum OperationError: Error, Hashable, Sendable, CustomStringConvertible {
+/// How the queue and its decorators end an operation other than by its own result. Each operation's
+/// `Failure` type is built from it (`OperationFailure.init(_:)`), so the caller hears it in the
+/// operation's own error type, and decorators read it back (`OperationFailure.queueEnd`) without casts.
+public enum OperationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The connection went away before or while the operation ran (`GATTOperationQueue.failAll(with:)`).
     /// `reason` is the HCI disconnection reason when known (Core Vol 1 Part F).
     case disconnected(reason: UInt8?)
@@ -53,6 +61,24 @@ public enum OperationError: Error, Hashable, Sendable, CustomStringConvertible {
     case cancelled(OperationID?)
     /// `TimeoutOperation` gave up after `timeout`.
     case timedOut(after: Duration)
+    /// The ATT bearer failed the running operation's request (a transaction timeout closes it, Core
+    /// Vol 3 Part F §3.3.3): what that operation reports when the link's end follows.
+    case bearer(ATTBearerError)
+    /// There is no link, and nothing (no `AutoConnectDecorator`) may bring one up.
+    case notConnected
+    /// Bringing the link up failed (`ConnectionEstablisher.ensureConnected()`): the attempt timed
+    /// out, the controller refused it, or the host is not running.
+    case connectionFailed(HostError)
+    /// A decorator's own step failed (an `OperationAuthorizer`); its description.
+    case failed(String)
+
+    /// Whether the link went away or is not there (the operation may succeed on a new one).
+    public var isLinkLoss: Bool {
+        switch self {
+        case .disconnected, .notConnected: true
+        default: false
+        }
+    }
 
     public var description: String {
         switch self {
@@ -66,6 +92,56 @@ public enum OperationError: Error, Hashable, Sendable, CustomStringConvertible {
             return "cancelled"
         case .timedOut(let timeout):
             return "timed out after \(timeout)"
+        case .bearer(let error):
+            return "ATT bearer: \(error)"
+        case .notConnected:
+            return "not connected"
+        case .connectionFailed(let error):
+            return "\(error)"
+        case .failed(let message):
+            return message
         }
     }
+
+    public static func == (lhs: OperationError, rhs: OperationError) -> Bool {
+        switch (lhs, rhs) {
+        case (.disconnected(let a), .disconnected(let b)): a == b
+        case (.cancelled(let a), .cancelled(let b)): a == b
+        case (.timedOut(let a), .timedOut(let b)): a == b
+        case (.bearer(let a), .bearer(let b)): a == b
+        case (.notConnected, .notConnected): true
+        // HostError is not Equatable: the same case with the same details reads the same.
+        case (.connectionFailed(let a), .connectionFailed(let b)): "\(a)" == "\(b)"
+        case (.failed(let a), .failed(let b)): a == b
+        default: false
+        }
+    }
+}
+
+/// An operation's error type, as the queue and its decorators need it: buildable from the way they
+/// end an operation, and readable back for the decisions they make (resume after a link loss, retry
+/// after a timeout, authorize after Insufficient Authentication), so that no layer erases errors to
+/// `any Error` and casts them back.
+public protocol OperationFailure: Error, Sendable {
+    /// The error an operation of this type reports when the queue or a decorator ends it.
+    init(_ end: OperationError)
+
+    /// This failure as the queue's own end, when it is one (a cancellation, a timeout, a
+    /// disconnection); nil for the operation's own failures (an ATT Error Response...).
+    var queueEnd: OperationError? { get }
+
+    /// Whether the server refused for lack of security (Insufficient Authentication / Encryption /
+    /// Authorization / Encryption Key Size): `AutoAuthorizeDecorator` authorizes, then retries once.
+    var isInsufficientSecurity: Bool { get }
+}
+
+extension OperationFailure {
+    /// Whether the link went away or is not there (`AutoConnectDecorator` may resume on a new one).
+    public var isLinkLoss: Bool { queueEnd?.isLinkLoss ?? false }
+}
+
+extension OperationError: OperationFailure {
+    public init(_ end: OperationError) { self = end }
+    public var queueEnd: OperationError? { self }
+    public var isInsufficientSecurity: Bool { false }
 }

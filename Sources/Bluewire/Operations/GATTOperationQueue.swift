@@ -9,7 +9,7 @@
 ///   e.g. `AutoConnectDecorator` and `AutoAuthorizeDecorator`.
 /// - Cancelling (``cancel(_:)``, ``QueuedOperation/cancel()`` or cancelling the task awaiting the result)
 ///   removes a queued operation, or cancels the running one's task; the caller is answered with
-///   `OperationError.cancelled` at once.
+///   `OperationError.cancelled` (in the operation's own error type) at once.
 /// - ``failAll(with:)`` (on disconnection) answers every queued and running operation with the error at
 ///   once, without waiting for the running one to notice its cancellation: none hangs.
 /// - The next operation starts only after the running one has actually returned, even if its caller was
@@ -25,7 +25,7 @@ public actor GATTOperationQueue {
     private struct Job: Sendable {
         let id: OperationID
         let run: @Sendable (any ATTRequestPerformer) async -> Void
-        let fail: @Sendable (any Error) -> Void
+        let fail: @Sendable (OperationError) -> Void
         let isSettled: @Sendable () -> Bool
     }
 
@@ -81,22 +81,22 @@ public actor GATTOperationQueue {
     }
 
     /// Queues `operation` behind everything already queued and returns a handle to await or cancel it.
-    public func submit<Operation: GATTOperation>(_ operation: Operation) -> QueuedOperation<Operation.Result> {
+    public func submit<Operation: GATTOperation>(_ operation: Operation) -> QueuedOperation<Operation.Result, Operation.Failure> {
         lastID += 1
         let id = OperationID(rawValue: lastID)
         let decorated = decorate(operation)
-        let box = OperationResultBox<Operation.Result>()
+        let box = OperationResultBox<Operation.Result, Operation.Failure>()
         pending.append(
             Job(
                 id: id,
                 run: { performer in
-                    do {
+                    do throws(Operation.Failure) {
                         box.settle(.success(try await decorated.execute(on: performer)))
                     } catch {
                         box.settle(.failure(error))
                     }
                 },
-                fail: { box.settle(.failure($0)) },
+                fail: { box.settle(.failure(Operation.Failure($0))) },
                 isSettled: { box.isSettled }
             ))
         startWorkerIfIdle()
@@ -105,12 +105,12 @@ public actor GATTOperationQueue {
     }
 
     /// Queues `operation` and waits for its result. Cancelling the calling task cancels the operation.
-    public func run<Operation: GATTOperation>(_ operation: Operation) async throws -> Operation.Result {
+    public func run<Operation: GATTOperation>(_ operation: Operation) async throws(Operation.Failure) -> Operation.Result {
         try await submit(operation).value
     }
 
     /// Cancels a queued operation (it never runs) or the running one (its task is cancelled). Its caller
-    /// gets `OperationError.cancelled(id)`. Unknown or finished ids are ignored.
+    /// gets `OperationError.cancelled(id)`, in its own error type. Unknown or finished ids are ignored.
     public func cancel(_ id: OperationID) {
         if let index = pending[pendingStart...].firstIndex(where: { $0.id == id }) {
             pending.remove(at: index).fail(OperationError.cancelled(id))
@@ -125,14 +125,14 @@ public actor GATTOperationQueue {
     /// running operation's task is cancelled. Operations submitted afterwards run normally. A
     /// connection's own queue (`GATTClient.queue`) ends with its link; the queue that outlives links
     /// is a `RemotePeripheral`'s, where auto-connect reconnects first instead of failing everything.
-    public func failAll(with error: any Error) {
+    public func failAll(with error: OperationError) {
         failAll(with: error, running: nil)
     }
 
     /// `failAll(with:)`, except that the running operation, if it is `running.id`, is answered with
     /// `running.error`: what its own work already failed with (its request timed out and the bearer
     /// closed, so the link is going), which the link's end must not overwrite.
-    func failAll(with error: any Error, running ownFailure: (id: OperationID, error: any Error)?) {
+    func failAll(with error: OperationError, running ownFailure: (id: OperationID, error: OperationError)?) {
         isHeld = false
         let failed = pending[pendingStart...]
         pending.removeAll()
@@ -178,8 +178,8 @@ public actor GATTOperationQueue {
     /// The id of the operation using the bearer now, if any.
     public var runningID: OperationID? { running?.id }
 
-    private func decorate<Operation: GATTOperation>(_ operation: Operation) -> any GATTOperation<Operation.Result> {
-        var wrapped: any GATTOperation<Operation.Result> = operation
+    private func decorate<Operation: GATTOperation>(_ operation: Operation) -> any GATTOperation<Operation.Result, Operation.Failure> {
+        var wrapped: any GATTOperation<Operation.Result, Operation.Failure> = operation
         for decorator in decorators.reversed() {
             wrapped = decorator.decorate(wrapped)
         }
@@ -227,26 +227,31 @@ public actor GATTOperationQueue {
 }
 
 /// A handle on an operation submitted to an `GATTOperationQueue`.
-public struct QueuedOperation<Result: Sendable>: Sendable {
+public struct QueuedOperation<Result: Sendable, Failure: OperationFailure>: Sendable {
     /// The id to pass to `GATTOperationQueue.cancel(_:)`.
     public let id: OperationID
     let queue: GATTOperationQueue
-    let box: OperationResultBox<Result>
+    let box: OperationResultBox<Result, Failure>
 
     /// The operation's result. Cancelling the awaiting task cancels the operation and throws
-    /// `OperationError.cancelled(id)`.
+    /// `OperationError.cancelled(id)`, in the operation's error type.
     public var value: Result {
-        get async throws {
+        get async throws(Failure) {
             let id = self.id
             let box = self.box
             let queue = self.queue
-            return try await withTaskCancellationHandler {
-                try await box.value()
+            let result: Swift.Result<Result, Failure> = await withTaskCancellationHandler {
+                do throws(Failure) {
+                    return .success(try await box.value())
+                } catch {
+                    return .failure(error)
+                }
             } onCancel: {
-                box.settle(.failure(OperationError.cancelled(id)))
+                box.settle(.failure(Failure(.cancelled(id))))
                 // The caller is answered above; the queue drops or cancels the operation when it hears.
                 Task { await queue.cancel(id) }
             }
+            return try result.get()
         }
     }
 

@@ -2,14 +2,16 @@
 /// the queue calls `decorate` once per submission, before the operation is queued.
 public protocol OperationQueueDecorator: Sendable {
     /// `operation`, wrapped (or returned unchanged if this decorator has nothing to add to it).
-    func decorate<Operation: GATTOperation>(_ operation: Operation) -> any GATTOperation<Operation.Result>
+    func decorate<Operation: GATTOperation>(_ operation: Operation) -> any GATTOperation<Operation.Result, Operation.Failure>
 }
 
 /// Something that can bring the connection up: `RemotePeripheral` (reconnecting to a known peer
 /// through `BluetoothHost.connect(to:)`), or a test's stand-in.
 public protocol ConnectionEstablisher: Sendable {
-    /// Returns once the link and its ATT bearer are up, connecting first if needed.
-    func ensureConnected() async throws
+    /// Returns once the link and its ATT bearer are up, connecting first if needed. Throws how it
+    /// failed as the queue's own end (`.connectionFailed`, `.notConnected`, `.disconnected`...), which
+    /// each operation reports in its own error type.
+    func ensureConnected() async throws(OperationError)
 
     /// An operation wrapped by `AutoConnectDecorator` is about to start (an idle timer stops here).
     func operationStarted() async
@@ -27,8 +29,9 @@ extension ConnectionEstablisher {
 /// that is not (or no longer) connected; and, when `resumeAttempts` allows, runs an operation again on
 /// a new link when the link dropped under it.
 ///
-/// An operation interrupted by a disconnection (`GATTError.disconnected`, `OperationError.disconnected`,
-/// `RemotePeripheralError.disconnected` / `.notConnected`) is run again from its start after
+/// An operation interrupted by a disconnection (a failure whose `OperationFailure.queueEnd` is
+/// `.disconnected` or `.notConnected`: `GATTError.disconnected`, `RemotePeripheralError.disconnected`
+/// / `.notConnected`) is run again from its start after
 /// `ensureConnected()` has reconnected, at most `resumeAttempts` times; past that, or with 0, it fails
 /// with the disconnection. Only operations that can safely run twice should be resumed: a write whose
 /// response was lost with the link may have been applied already (the OTA example's chunks carry
@@ -44,7 +47,7 @@ public struct AutoConnectDecorator: OperationQueueDecorator {
         self.resumeAttempts = max(0, resumeAttempts)
     }
 
-    public func decorate<Operation: GATTOperation>(_ operation: Operation) -> any GATTOperation<Operation.Result> {
+    public func decorate<Operation: GATTOperation>(_ operation: Operation) -> any GATTOperation<Operation.Result, Operation.Failure> {
         if operation.requirements.contains(.withoutLink) { return operation }
         return AutoConnectOperation(operation, establisher: establisher, resumeAttempts: resumeAttempts)
     }
@@ -54,6 +57,7 @@ public struct AutoConnectDecorator: OperationQueueDecorator {
 /// `resumeAttempts` times) when the link dropped under it.
 public struct AutoConnectOperation<Wrapped: GATTOperation>: GATTOperation {
     public typealias Result = Wrapped.Result
+    public typealias Failure = Wrapped.Failure
     public let wrapped: Wrapped
     public let establisher: any ConnectionEstablisher
     public let resumeAttempts: Int
@@ -66,32 +70,26 @@ public struct AutoConnectOperation<Wrapped: GATTOperation>: GATTOperation {
 
     public var requirements: OperationRequirements { wrapped.requirements }
 
-    public func execute(on context: any ATTRequestPerformer) async throws -> Wrapped.Result {
+    public func execute(on context: any ATTRequestPerformer) async throws(Wrapped.Failure) -> Wrapped.Result {
         await establisher.operationStarted()
         var resumed = 0
         while true {
-            do {
-                try await establisher.ensureConnected()
+            do throws(Wrapped.Failure) {
+                do throws(OperationError) {
+                    try await establisher.ensureConnected()
+                } catch {
+                    throw Wrapped.Failure(error)
+                }
                 let result = try await wrapped.execute(on: context)
                 await establisher.operationEnded()
                 return result
             } catch {
-                guard resumed < resumeAttempts, !Task.isCancelled, isLinkLoss(error) else {
+                guard resumed < resumeAttempts, !Task.isCancelled, error.isLinkLoss else {
                     await establisher.operationEnded()
                     throw error
                 }
                 resumed += 1
             }
         }
-    }
-}
-
-/// Whether `error` says the link went away (the operation may succeed on a new one).
-func isLinkLoss(_ error: any Error) -> Bool {
-    switch error {
-    case GATTError.disconnected, OperationError.disconnected: return true
-    case RemotePeripheralError.disconnected, RemotePeripheralError.notConnected: return true
-    case ConnectionError.disconnected, ConnectionError.att(.disconnected): return true
-    default: return false
     }
 }

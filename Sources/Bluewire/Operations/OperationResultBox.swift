@@ -3,10 +3,10 @@ import Synchronization
 /// Hands one operation's outcome to whoever awaits it, exactly once, whichever comes first: the
 /// operation finishing, a cancellation, or `failAll`. Waiters are resumed without waiting for the
 /// operation itself to stop, which is what guarantees that no caller hangs on a dead connection.
-final class OperationResultBox<Value: Sendable>: Sendable {
+final class OperationResultBox<Value: Sendable, Failure: Error>: Sendable {
     private enum State {
-        case waiting([CheckedContinuation<Value, any Error>])
-        case settled(Result<Value, any Error>)
+        case waiting([CheckedContinuation<Result<Value, Failure>, Never>])
+        case settled(Result<Value, Failure>)
     }
 
     private let state = Mutex<State>(.waiting([]))
@@ -15,14 +15,14 @@ final class OperationResultBox<Value: Sendable>: Sendable {
 
     /// Settles the box; returns false (and changes nothing) if it was already settled.
     @discardableResult
-    func settle(_ result: Result<Value, any Error>) -> Bool {
-        let waiters: [CheckedContinuation<Value, any Error>]? = state.withLock { state in
+    func settle(_ result: Result<Value, Failure>) -> Bool {
+        let waiters: [CheckedContinuation<Result<Value, Failure>, Never>]? = state.withLock { state in
             guard case .waiting(let waiters) = state else { return nil }
             state = .settled(result)
             return waiters
         }
         guard let waiters else { return false }
-        for waiter in waiters { waiter.resume(with: result) }
+        for waiter in waiters { waiter.resume(returning: result) }
         return true
     }
 
@@ -34,9 +34,9 @@ final class OperationResultBox<Value: Sendable>: Sendable {
     }
 
     /// The outcome, once settled.
-    func value() async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            let ready: Result<Value, any Error>? = state.withLock { state in
+    func value() async throws(Failure) -> Value {
+        let result = await withCheckedContinuation { continuation in
+            let ready: Result<Value, Failure>? = state.withLock { state in
                 switch state {
                 case .waiting(var waiters):
                     waiters.append(continuation)
@@ -46,7 +46,8 @@ final class OperationResultBox<Value: Sendable>: Sendable {
                     return result
                 }
             }
-            if let ready { continuation.resume(with: ready) }
+            if let ready { continuation.resume(returning: ready) }
         }
+        return try result.get()
     }
 }

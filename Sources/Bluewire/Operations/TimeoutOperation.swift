@@ -1,7 +1,7 @@
 import BluewireCore
 
-/// Fails `wrapped` with `OperationError.timedOut` if it has not finished `timeout` after it started,
-/// measured on `clock`.
+/// Fails `wrapped` with `OperationError.timedOut` (in `wrapped`'s error type) if it has not finished
+/// `timeout` after it started, measured on `clock`.
 ///
 /// The clock is a `HostClock`, the same protocol the Host's own timers use, so one injected clock
 /// drives every timer a test cares about: a test passes its `TestClock` and advances time by hand
@@ -12,6 +12,7 @@ import BluewireCore
 /// operations at once.
 public struct TimeoutOperation<Wrapped: GATTOperation, C: HostClock>: GATTOperation {
     public typealias Result = Wrapped.Result
+    public typealias Failure = Wrapped.Failure
 
     public let wrapped: Wrapped
     public let timeout: Duration
@@ -25,21 +26,47 @@ public struct TimeoutOperation<Wrapped: GATTOperation, C: HostClock>: GATTOperat
 
     public var requirements: OperationRequirements { wrapped.requirements }
 
-    public func execute(on context: any ATTRequestPerformer) async throws -> Wrapped.Result {
+    public func execute(on context: any ATTRequestPerformer) async throws(Wrapped.Failure) -> Wrapped.Result {
         // The clock counts whole microseconds; a finer timeout is truncated.
         let (seconds, attoseconds) = timeout.components
         let deadline = clock.now + TimeSpan(microseconds: seconds &* 1_000_000 &+ attoseconds / 1_000_000_000_000)
-        return try await withThrowingTaskGroup(of: Wrapped.Result.self) { group in
-            group.addTask { try await wrapped.execute(on: context) }
-            group.addTask { [clock, timeout] in
-                try await clock.sleep(until: deadline)
-                throw OperationError.timedOut(after: timeout)
+        let outcome = await withTaskGroup(of: Outcome.self) { group -> Swift.Result<Wrapped.Result, Wrapped.Failure> in
+            group.addTask {
+                do throws(Wrapped.Failure) {
+                    return .finished(.success(try await wrapped.execute(on: context)))
+                } catch {
+                    return .finished(.failure(error))
+                }
+            }
+            group.addTask { [clock] in
+                do {
+                    try await clock.sleep(until: deadline)
+                    return .timerFired
+                } catch {
+                    return .timerCancelled
+                }
             }
             defer { group.cancelAll() }
             // The first child to finish decides: a value, the operation's own error, or the timeout.
-            guard let first = try await group.next() else { throw OperationError.timedOut(after: timeout) }
-            return first
+            // A timer stopped by this task's cancellation decides nothing: the operation, cancelled
+            // too, reports its cancellation in its own words.
+            while let next = await group.next() {
+                switch next {
+                case .finished(let result): return result
+                case .timerFired: return .failure(Wrapped.Failure(.timedOut(after: timeout)))
+                case .timerCancelled: continue
+                }
+            }
+            return .failure(Wrapped.Failure(.cancelled(nil)))
         }
+        return try outcome.get()
+    }
+
+    /// What a child of the race reports.
+    private enum Outcome: Sendable {
+        case finished(Swift.Result<Wrapped.Result, Wrapped.Failure>)
+        case timerFired
+        case timerCancelled
     }
 }
 
