@@ -37,12 +37,12 @@ public struct Connection: Sendable, Hashable, CustomStringConvertible {
     /// allows one outstanding request per bearer (Core Vol 3 Part F §3.3.2): later requests wait.
     /// Cancelling the calling task throws `.cancelled` at once; the bearer still waits for the late
     /// response before it sends the next request.
-    public func request(_ pdu: ATTPDU) async throws(ConnectionError) -> ATTPDU {
+    public nonisolated(nonsending) func request(_ pdu: ATTPDU) async throws(ConnectionError) -> ATTPDU {
         try await host.attRequest(pdu, on: handle, link: identity)
     }
 
     /// Sends an ATT command (Write Command): no response, not held back by an outstanding request.
-    public func send(command pdu: ATTPDU) async throws(ConnectionError) {
+    public nonisolated(nonsending) func send(command pdu: ATTPDU) async throws(ConnectionError) {
         try await host.attCommand(pdu, on: handle, link: identity)
     }
 

@@ -199,6 +199,18 @@ struct CentralDisconnectionTests {
         await bench.host.close()
     }
 
+    @Test("an operation's body runs isolated to its queue, so on the host's executor, before and after its request")
+    func operationBodiesRunOnTheHostsExecutor() async throws {
+        let bench = try await CentralTestBench.make()
+        let isolation = try await bench.gatt.run(RecordsIsolation(handle: bench.fixture.deviceName.valueHandle))
+        // The queue runs on the host's executor (queueSharesTheHostsExecutor): a body isolated to the
+        // queue needs no hop to reach the host.
+        #expect(isolation.before === bench.gatt.queue, "the body started on \(String(describing: isolation.before))")
+        #expect(isolation.after === bench.gatt.queue, "after its request the body went on on \(String(describing: isolation.after))")
+        #expect(!isolation.value.isEmpty, "the read answered")
+        await bench.host.close()
+    }
+
     static func runningOperation(of queue: GATTOperationQueue, on host: isolated BluetoothHost) -> OperationID? {
         queue.assumeIsolated { $0.runningID }
     }
@@ -236,5 +248,18 @@ extension GATTClient {
 extension GATTClientCache {
     func characteristic(uuid: BluetoothUUID) -> GATTCharacteristic? {
         characteristics(withUUID: uuid).first
+    }
+}
+
+/// Reads one handle, noting the actor whose executor its body runs on before and after the request.
+private struct RecordsIsolation: GATTOperation {
+    let handle: UInt16
+
+    nonisolated(nonsending) func execute(
+        on context: any ATTRequestPerformer
+    ) async throws(GATTError) -> (before: (any Actor)?, after: (any Actor)?, value: [UInt8]) {
+        let before = #isolation
+        let value = try await context.perform(ReadCharacteristicValue(handle: handle))
+        return (before, #isolation, value)
     }
 }

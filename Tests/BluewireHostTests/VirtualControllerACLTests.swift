@@ -137,7 +137,7 @@ struct VirtualControllerACLTests {
         #expect(scene.central.receive(hostPacket: aclPacket(handle: 0x77, l2capFrame(payload: 2))).isEmpty)
         #expect(scene.central.receive(hostPacket: HCIPacket(type: .acl, payload: [0x40, 0x00, 0x09, 0x00, 0x01])).isEmpty)
         #expect(scene.central.violations == [
-            .aclPacketTooLong(handle: 0x40, length: 28, maximum: 27), .aclUnknownHandle(handle: 0x77),
+            .aclPacketTooLong(handle: 0x40, length: 28, maximum: 27), .aclUnknownHandle(handle: 0x77, payload: l2capFrame(payload: 2)),
             .malformedACLPacket(bytes: [0x40, 0x00, 0x09, 0x00, 0x01]),
         ])
         #expect(scene.peripheral.takeOutput().isEmpty)

@@ -5,7 +5,7 @@ import BluewireATT
 /// come from the Host's routing. Each connection's `GATTClient` owns a `GATTOperationQueue` over it.
 extension Connection: ATTRequestPerformer {
     /// Sends a Write Command or Signed Write Command (no response, §3.4.5.3).
-    public func send(_ pdu: ATTPDU) async throws(ConnectionError) {
+    public nonisolated(nonsending) func send(_ pdu: ATTPDU) async throws(ConnectionError) {
         try await send(command: pdu)
     }
 

@@ -79,14 +79,16 @@ public struct GATTClient: Sendable {
 
     /// Runs `body` as one queued operation.
     func operation<Result: Sendable>(
-        _ body: @escaping @Sendable (_ context: any ATTRequestPerformer) async throws(GATTError) -> Result
+        _ body: nonisolated(nonsending) @escaping @Sendable (_ context: any ATTRequestPerformer) async throws(GATTError) -> Result
     ) async throws(GATTError) -> Result {
         try await run(ClientOperation(body: body))
     }
 
     /// One state-machine phase inside an operation: fires `trigger` (refusals and a dropped link
     /// throw before anything is sent), runs `body`, then fires what its outcome calls for.
-    func phase<Result>(_ trigger: ConnectionTrigger, _ body: () async throws(GATTError) -> Result) async throws(GATTError) -> Result {
+    nonisolated(nonsending) func phase<Result>(
+        _ trigger: ConnectionTrigger, _ body: nonisolated(nonsending) () async throws(GATTError) -> Result
+    ) async throws(GATTError) -> Result {
         if let reason = session.disconnection { throw .disconnected(reason) }
         do throws(GATTError) {
             try await connection.host.fireGATTTrigger(trigger, on: connection)
@@ -113,7 +115,7 @@ public struct GATTClient: Sendable {
     /// refusal on a live link cannot happen by construction (the queue runs one operation at a time,
     /// so the machine is still in the state this phase's trigger moved it to, which accepts
     /// `OperationCompleted` and `Failure`); should it happen, it is thrown, not hidden.
-    private func complete(_ trigger: ConnectionTrigger, cause: ConnectionFailureCause? = nil) async throws(GATTError) {
+    private nonisolated(nonsending) func complete(_ trigger: ConnectionTrigger, cause: ConnectionFailureCause? = nil) async throws(GATTError) {
         guard session.disconnection == nil else { return }
         do {
             try await connection.host.fireGATTTrigger(trigger, on: connection, cause: cause)
@@ -152,7 +154,7 @@ public struct GATTClient: Sendable {
         try await operation { context throws(GATTError) in try await self.discoverAllServices(context) }
     }
 
-    func discoverAllServices(_ context: any ATTRequestPerformer) async throws(GATTError) -> [GATTService] {
+    nonisolated(nonsending) func discoverAllServices(_ context: any ATTRequestPerformer) async throws(GATTError) -> [GATTService] {
         let services = try await phase(.discoverServices) { () throws(GATTError) in try await context.perform(DiscoverAllPrimaryServices()) }
         session.withState { state in
             for old in state.cache.services where !services.contains(old) { state.cache.invalidate(old.handleRange) }
@@ -177,7 +179,7 @@ public struct GATTClient: Sendable {
         try await operation { context throws(GATTError) in try await self.findIncludes(of: service, context) }
     }
 
-    func findIncludes(of service: GATTService, _ context: any ATTRequestPerformer) async throws(GATTError) -> [GATTIncludedService] {
+    nonisolated(nonsending) func findIncludes(of service: GATTService, _ context: any ATTRequestPerformer) async throws(GATTError) -> [GATTIncludedService] {
         let includes = try await phase(.discoverCharacteristics) { () throws(GATTError) in try await context.perform(FindIncludedServices(of: service)) }
         session.withState { $0.includes[service.handle] = includes }
         return includes
@@ -188,7 +190,7 @@ public struct GATTClient: Sendable {
         try await operation { context throws(GATTError) in try await self.findCharacteristics(of: service, uuid: uuid, context) }
     }
 
-    func findCharacteristics(
+    nonisolated(nonsending) func findCharacteristics(
         of service: GATTService, uuid: BluetoothUUID?, _ context: any ATTRequestPerformer
     ) async throws(GATTError) -> [GATTCharacteristic] {
         let found = try await phase(.discoverCharacteristics) { () throws(GATTError) in
@@ -209,7 +211,7 @@ public struct GATTClient: Sendable {
         try await operation { context throws(GATTError) in try await self.findDescriptors(of: characteristic, context) }
     }
 
-    func findDescriptors(of characteristic: GATTCharacteristic, _ context: any ATTRequestPerformer) async throws(GATTError) -> [GATTDescriptor] {
+    nonisolated(nonsending) func findDescriptors(of characteristic: GATTCharacteristic, _ context: any ATTRequestPerformer) async throws(GATTError) -> [GATTDescriptor] {
         let descriptors = try await phase(.discoverCharacteristics) { () throws(GATTError) in
             try await context.perform(DiscoverAllCharacteristicDescriptors(of: characteristic))
         }
@@ -223,7 +225,7 @@ public struct GATTClient: Sendable {
         try await operation { context throws(GATTError) in try await self.discoverDatabase(context) }
     }
 
-    func discoverDatabase(_ context: any ATTRequestPerformer) async throws(GATTError) -> [GATTDiscoveredService] {
+    nonisolated(nonsending) func discoverDatabase(_ context: any ATTRequestPerformer) async throws(GATTError) -> [GATTDiscoveredService] {
         var discovered: [GATTDiscoveredService] = []
         for service in try await discoverAllServices(context) {
             let includes = try await findIncludes(of: service, context)
@@ -248,9 +250,9 @@ extension Connection {
 
 /// A queued operation made of a closure (how `GATTClient` builds its composite operations).
 struct ClientOperation<Result: Sendable>: GATTOperation {
-    let body: @Sendable (any ATTRequestPerformer) async throws(GATTError) -> Result
+    let body: nonisolated(nonsending) @Sendable (any ATTRequestPerformer) async throws(GATTError) -> Result
 
-    func execute(on context: any ATTRequestPerformer) async throws(GATTError) -> Result {
+    nonisolated(nonsending) func execute(on context: any ATTRequestPerformer) async throws(GATTError) -> Result {
         try await body(context)
     }
 }

@@ -9,7 +9,7 @@ public struct PeripheralOperation<Result: Sendable>: GATTOperation {
     public let requirements: OperationRequirements
     let body: @Sendable () async throws(RemotePeripheralError) -> Result
 
-    public func execute(on context: any ATTRequestPerformer) async throws(RemotePeripheralError) -> Result {
+    public nonisolated(nonsending) func execute(on context: any ATTRequestPerformer) async throws(RemotePeripheralError) -> Result {
         try await body()
     }
 }
@@ -19,7 +19,7 @@ struct AnyGATTOperation<Result: Sendable>: GATTOperation {
     typealias Failure = RemotePeripheralError
     let wrapped: any GATTOperation<Result, RemotePeripheralError>
     var requirements: OperationRequirements { wrapped.requirements }
-    func execute(on context: any ATTRequestPerformer) async throws(RemotePeripheralError) -> Result {
+    nonisolated(nonsending) func execute(on context: any ATTRequestPerformer) async throws(RemotePeripheralError) -> Result {
         try await wrapped.execute(on: context)
     }
 }
@@ -36,7 +36,7 @@ public struct PeripheralGATTOperation<Wrapped: GATTOperation>: GATTOperation whe
 
     public var requirements: OperationRequirements { wrapped.requirements }
 
-    public func execute(on context: any ATTRequestPerformer) async throws(RemotePeripheralError) -> Wrapped.Result {
+    public nonisolated(nonsending) func execute(on context: any ATTRequestPerformer) async throws(RemotePeripheralError) -> Wrapped.Result {
         do throws(GATTError) {
             return try await wrapped.execute(on: context)
         } catch {
@@ -220,7 +220,7 @@ public struct AnyGATTOperationOf<Result: Sendable>: GATTOperation {
     public typealias Failure = RemotePeripheralError
     let operation: AnyGATTOperation<Result>
     public var requirements: OperationRequirements { operation.requirements }
-    public func execute(on context: any ATTRequestPerformer) async throws(RemotePeripheralError) -> Result {
+    public nonisolated(nonsending) func execute(on context: any ATTRequestPerformer) async throws(RemotePeripheralError) -> Result {
         try await operation.execute(on: context)
     }
 }

@@ -18,10 +18,10 @@ public protocol ATTRequestPerformer: Sendable {
     /// - Throws: when no answer can come: `.disconnected` (the link dropped, or there is none),
     ///   `.att(.transactionTimeout)` (the 30 s ATT transaction timeout, §3.3.3) or another bearer
     ///   error, `.cancelled` (the calling task was cancelled).
-    func request(_ pdu: ATTPDU) async throws(ConnectionError) -> ATTPDU
+    nonisolated(nonsending) func request(_ pdu: ATTPDU) async throws(ConnectionError) -> ATTPDU
 
     /// Sends a PDU the server does not answer (Write Command, Signed Write Command).
-    func send(_ pdu: ATTPDU) async throws(ConnectionError)
+    nonisolated(nonsending) func send(_ pdu: ATTPDU) async throws(ConnectionError)
 
     /// Values the server sends for `valueHandle` in Handle Value Notifications and Indications (the
     /// performer confirms indications itself, §3.4.7.2). Registration is complete when this returns, so a

@@ -59,7 +59,7 @@ public struct AutoAuthorizeOperation<Wrapped: GATTOperation>: GATTOperation {
 
     public var requirements: OperationRequirements { wrapped.requirements }
 
-    public func execute(on context: any ATTRequestPerformer) async throws(Wrapped.Failure) -> Wrapped.Result {
+    public nonisolated(nonsending) func execute(on context: any ATTRequestPerformer) async throws(Wrapped.Failure) -> Wrapped.Result {
         if authorizeFirst { try await authorize(for: requirements) }
         do throws(Wrapped.Failure) {
             return try await wrapped.execute(on: context)
@@ -72,7 +72,7 @@ public struct AutoAuthorizeOperation<Wrapped: GATTOperation>: GATTOperation {
     }
 
     /// The authorizer's failure, in the operation's error type.
-    private func authorize(for requirements: OperationRequirements) async throws(Wrapped.Failure) {
+    private nonisolated(nonsending) func authorize(for requirements: OperationRequirements) async throws(Wrapped.Failure) {
         do throws(OperationError) {
             try await authorizer.authorize(for: requirements)
         } catch {

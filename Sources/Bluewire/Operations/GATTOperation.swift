@@ -19,7 +19,11 @@ public protocol GATTOperation<Result, Failure>: Sendable {
     var requirements: OperationRequirements { get }
 
     /// Performs the operation. Must honour task cancellation (timeouts and `cancel(_:)` use it).
-    func execute(on context: any ATTRequestPerformer) async throws(Failure) -> Result
+    ///
+    /// `nonisolated(nonsending)`: the body runs on the executor of whoever runs it, which for a
+    /// `GATTOperationQueue` created with an actor (a `BluetoothHost`'s links) is that actor's, so
+    /// the operation's requests reach the host without a hop to the global executor and back.
+    nonisolated(nonsending) func execute(on context: any ATTRequestPerformer) async throws(Failure) -> Result
 }
 
 extension GATTOperation {

@@ -24,7 +24,8 @@
 public actor GATTOperationQueue {
     private struct Job: Sendable {
         let id: OperationID
-        let run: @Sendable (any ATTRequestPerformer) async -> Void
+        /// Runs on the worker's isolation (the queue's, so the host's executor for a host's queue).
+        let run: nonisolated(nonsending) @Sendable (any ATTRequestPerformer) async -> Void
         let fail: @Sendable (OperationError) -> Void
         let isSettled: @Sendable () -> Bool
     }

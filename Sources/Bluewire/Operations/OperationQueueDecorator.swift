@@ -70,7 +70,7 @@ public struct AutoConnectOperation<Wrapped: GATTOperation>: GATTOperation {
 
     public var requirements: OperationRequirements { wrapped.requirements }
 
-    public func execute(on context: any ATTRequestPerformer) async throws(Wrapped.Failure) -> Wrapped.Result {
+    public nonisolated(nonsending) func execute(on context: any ATTRequestPerformer) async throws(Wrapped.Failure) -> Wrapped.Result {
         await establisher.operationStarted()
         var resumed = 0
         while true {

@@ -6,7 +6,7 @@ extension ATTRequestPerformer {
     /// answer back. Composite operations call this on their context for each step.
     /// - Throws: `.procedure` when the procedure fails (an Error Response, an unexpected answer),
     ///   and the request's own failure as `GATTError(_:)` maps it (`.disconnected`, `.bearer`...).
-    public func perform<Procedure: GATTClientProcedure>(_ procedure: Procedure) async throws(GATTError) -> Procedure.Output {
+    public nonisolated(nonsending) func perform<Procedure: GATTClientProcedure>(_ procedure: Procedure) async throws(GATTError) -> Procedure.Output {
         var procedure = procedure
         var step: GATTProcedureStep<Procedure.Output>
         do throws(GATTClientError) {
@@ -53,7 +53,7 @@ where Procedure.Output: Sendable {
         self.makeProcedure = makeProcedure
     }
 
-    public func execute(on context: any ATTRequestPerformer) async throws(GATTError) -> Procedure.Output {
+    public nonisolated(nonsending) func execute(on context: any ATTRequestPerformer) async throws(GATTError) -> Procedure.Output {
         try await context.perform(makeProcedure(await context.mtu))
     }
 }
@@ -71,7 +71,7 @@ public struct WriteWithoutResponseOperation: GATTOperation {
         self.requirements = requirements
     }
 
-    public func execute(on context: any ATTRequestPerformer) async throws(GATTError) {
+    public nonisolated(nonsending) func execute(on context: any ATTRequestPerformer) async throws(GATTError) {
         let command: ATTPDU
         do throws(GATTClientError) {
             command = try WriteWithoutResponse.command(handle: handle, value: value, mtu: await context.mtu)

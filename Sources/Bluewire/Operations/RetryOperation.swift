@@ -43,7 +43,7 @@ public struct RetryOperation<Wrapped: GATTOperation>: GATTOperation {
 
     public var requirements: OperationRequirements { wrapped.requirements }
 
-    public func execute(on context: any ATTRequestPerformer) async throws(Wrapped.Failure) -> Wrapped.Result {
+    public nonisolated(nonsending) func execute(on context: any ATTRequestPerformer) async throws(Wrapped.Failure) -> Wrapped.Result {
         var attempt = 1
         while true {
             do throws(Wrapped.Failure) {

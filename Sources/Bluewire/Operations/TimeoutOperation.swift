@@ -26,7 +26,7 @@ public struct TimeoutOperation<Wrapped: GATTOperation, C: HostClock>: GATTOperat
 
     public var requirements: OperationRequirements { wrapped.requirements }
 
-    public func execute(on context: any ATTRequestPerformer) async throws(Wrapped.Failure) -> Wrapped.Result {
+    public nonisolated(nonsending) func execute(on context: any ATTRequestPerformer) async throws(Wrapped.Failure) -> Wrapped.Result {
         // The clock counts whole microseconds; a finer timeout is truncated.
         let (seconds, attoseconds) = timeout.components
         let deadline = clock.now + TimeSpan(microseconds: seconds &* 1_000_000 &+ attoseconds / 1_000_000_000_000)

@@ -9,7 +9,7 @@ extension LinkWorld {
             packet.packetBoundary != .completeFlushable
         else { return c.record(.malformedACLPacket(bytes: Array(bytes))) }
         guard let (connection, side) = connection(packet.handle, of: c) else {
-            return c.record(.aclUnknownHandle(handle: packet.handle))
+            return c.record(.aclUnknownHandle(handle: packet.handle, payload: Array(packet.data)))
         }
         if packet.packetBoundary == .firstFlushable { c.record(.automaticallyFlushableOnLE(handle: packet.handle)) }
         let buffer = c.configuration.effectiveLEBuffer

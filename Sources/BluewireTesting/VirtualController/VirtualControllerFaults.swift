@@ -24,8 +24,9 @@ extension VirtualController {
         case aclBufferOverflow(handle: UInt16, buffersInUse: Int)
         /// An ACL packet longer than the controller's LE ACL buffer.
         case aclPacketTooLong(handle: UInt16, length: Int, maximum: Int)
-        /// An ACL packet on a handle with no connection.
-        case aclUnknownHandle(handle: UInt16)
+        /// An ACL packet on a handle with no connection; `payload` is what it carried (the L2CAP
+        /// fragment), so a report says which PDU came too late.
+        case aclUnknownHandle(handle: UInt16, payload: [UInt8] = [])
         /// An ACL packet whose header or length is malformed, or flagged "complete" (0b11) or broadcast.
         case malformedACLPacket(bytes: [UInt8])
         /// An ACL packet flagged "first automatically flushable" (0b10), which a host must not send on an
@@ -42,8 +43,8 @@ extension VirtualController {
                 return "ACL buffer overflow on handle 0x\(hex(handle, width: 4)) with \(inUse) buffers in use"
             case .aclPacketTooLong(let handle, let length, let maximum):
                 return "ACL packet of \(length) bytes on handle 0x\(hex(handle, width: 4)) exceeds the \(maximum)-byte buffer"
-            case .aclUnknownHandle(let handle):
-                return "ACL packet on unknown handle 0x\(hex(handle, width: 4))"
+            case .aclUnknownHandle(let handle, let payload):
+                return "ACL packet on unknown handle 0x\(hex(handle, width: 4))" + (payload.isEmpty ? "" : ": \(hexString(payload))")
             case .automaticallyFlushableOnLE(let handle):
                 return "automatically flushable ACL packet (PB 0b10) on LE handle 0x\(hex(handle, width: 4))"
             case .malformedACLPacket(let bytes):
