@@ -58,7 +58,7 @@ public actor RemotePeripheral: ConnectionEstablisher {
     /// The peripheral's address (an identity address, or the random static address it advertises with).
     public nonisolated let peer: BluetoothAddress
     public nonisolated let configuration: Configuration
-    /// The peripheral's operation queue (submit custom operations with ``run(_:)``; cancel with
+    /// The peripheral's operation queue (submit custom operations with `run(_:)`; cancel with
     /// `queue.cancel(_:)`).
     public nonisolated let queue: GATTOperationQueue
 
