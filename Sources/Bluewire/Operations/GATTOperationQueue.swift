@@ -241,12 +241,8 @@ public struct QueuedOperation<Result: Sendable, Failure: OperationFailure>: Send
             let id = self.id
             let box = self.box
             let queue = self.queue
-            let result: Swift.Result<Result, Failure> = await withTaskCancellationHandler {
-                do throws(Failure) {
-                    return .success(try await box.value())
-                } catch {
-                    return .failure(error)
-                }
+            let result = await withTaskCancellationHandler {
+                await box.result()
             } onCancel: {
                 box.settle(.failure(Failure(.cancelled(id))))
                 // The caller is answered above; the queue drops or cancels the operation when it hears.

@@ -34,8 +34,8 @@ final class OperationResultBox<Value: Sendable, Failure: Error>: Sendable {
     }
 
     /// The outcome, once settled.
-    func value() async throws(Failure) -> Value {
-        let result = await withCheckedContinuation { continuation in
+    func result() async -> Result<Value, Failure> {
+        await withCheckedContinuation { continuation in
             let ready: Result<Value, Failure>? = state.withLock { state in
                 switch state {
                 case .waiting(var waiters):
@@ -48,6 +48,5 @@ final class OperationResultBox<Value: Sendable, Failure: Error>: Sendable {
             }
             if let ready { continuation.resume(returning: ready) }
         }
-        return try result.get()
     }
 }
