@@ -20,38 +20,16 @@ public final class NotificationStream: @unchecked Sendable {
     var notifications: CharacteristicSubscription.AsyncIterator
 
     public init(configuration: VirtualController.Configuration? = nil) async throws {
-        let clock = TestClock()
-        let link = VirtualLink(clock: clock, timing: .immediate)
-        func controller(_ last: UInt8) -> VirtualController {
-            var config = configuration ?? VirtualController.Configuration(publicAddress: BluetoothAddress(0x00, 0x1B, 0xDC, 0x60, 0x00, last))
-            config.publicAddress = BluetoothAddress(0x00, 0x1B, 0xDC, 0x60, 0x00, last)
-            return link.addController(config)
-        }
-        let central = BluetoothHost(
-            transport: VirtualTransport(controller: controller(1)),
-            configuration: HostConfiguration(randomAddress: .randomStatic(0x6001)), clock: clock)
-        let peripheral = BluetoothHost(
-            transport: VirtualTransport(controller: controller(2)),
-            configuration: HostConfiguration(randomAddress: .randomStatic(0x6002)), clock: clock)
-        try await central.start()
-        try await peripheral.start()
-        let peer = try ThroughputPeer()
-        await peripheral.setDatabase(peer.database)
-        try await peripheral.startAdvertising(try Advertisement(name: "Goodput", services: [ThroughputProfile.service]))
-        let link1 = try await central.connect(to: .randomStatic(0x6002))
-        let gatt = await link1.gatt
-        try await gatt.exchangeMTU()
-        guard let served = await peripheral.connections.first else { throw BenchmarkSetupError.noConnection }
-        // Both directions at 251-octet link-layer packets, as a throughput peer asks for.
-        try await served.requestDataLength()
+        let pair = try await ThroughputPair(configuration: configuration)
+        let gatt = await pair.connection.gatt
         let characteristics = try await gatt.discoverAll().flatMap(\.characteristics).map(\.characteristic)
         guard let streamCharacteristic = characteristics.first(where: { $0.uuid == ThroughputProfile.stream }) else {
             throw BenchmarkSetupError.noStream
         }
         notifications = try await gatt.subscribe(to: streamCharacteristic).makeAsyncIterator()
-        scene = (clock, central, peripheral)
-        stream = peer.handles.stream
-        connection = served.handle
+        scene = (pair.clock, pair.central, pair.peripheral)
+        stream = pair.peer.handles.stream
+        connection = pair.served.handle
     }
 
     /// Streams `count` notifications and returns the octets the central received.
@@ -78,4 +56,43 @@ extension NotificationStream {
     }
 }
 
-public enum BenchmarkSetupError: Error { case noConnection, noStream }
+/// Two Bluewire hosts on a `VirtualLink` without radio timing, the peripheral serving `ThroughputPeer`
+/// and the central connected to it: ATT_MTU exchanged (517 offered) and 251-octet link-layer packets
+/// both ways, as a throughput peer asks for.
+struct ThroughputPair {
+    let clock: TestClock
+    let central: BluetoothHost
+    let peripheral: BluetoothHost
+    let peer: ThroughputPeer
+    /// The central's side of the link, and the peripheral's.
+    let connection: Connection
+    let served: Connection
+
+    init(configuration: VirtualController.Configuration? = nil) async throws {
+        clock = TestClock()
+        let link = VirtualLink(clock: clock, timing: .immediate)
+        func controller(_ last: UInt8) -> VirtualController {
+            var config = configuration ?? VirtualController.Configuration(publicAddress: BluetoothAddress(0x00, 0x1B, 0xDC, 0x60, 0x00, last))
+            config.publicAddress = BluetoothAddress(0x00, 0x1B, 0xDC, 0x60, 0x00, last)
+            return link.addController(config)
+        }
+        central = BluetoothHost(
+            transport: VirtualTransport(controller: controller(1)),
+            configuration: HostConfiguration(randomAddress: .randomStatic(0x6001)), clock: clock)
+        peripheral = BluetoothHost(
+            transport: VirtualTransport(controller: controller(2)),
+            configuration: HostConfiguration(randomAddress: .randomStatic(0x6002)), clock: clock)
+        try await central.start()
+        try await peripheral.start()
+        peer = try ThroughputPeer()
+        await peripheral.setDatabase(peer.database)
+        try await peripheral.startAdvertising(try Advertisement(name: "Goodput", services: [ThroughputProfile.service]))
+        connection = try await central.connect(to: .randomStatic(0x6002))
+        try await connection.gatt.exchangeMTU()
+        guard let served = await peripheral.connections.first else { throw BenchmarkSetupError.noConnection }
+        try await served.requestDataLength()
+        self.served = served
+    }
+}
+
+public enum BenchmarkSetupError: Error { case noConnection, noStream, lost(sent: Int, received: Int) }

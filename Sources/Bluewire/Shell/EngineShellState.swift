@@ -14,6 +14,12 @@ enum EngineShellTap: Sendable {
     case finished
 }
 
+/// A link's ATT stream of one PDU (the engine runs at most one of each per link).
+struct ShellATTStreamKey: Hashable {
+    var connection: UInt16
+    var pdu: ATTStream.PDU
+}
+
 /// What a `BluetoothHost` keeps itself: what the engine does not say again
 /// in its events, and what the host must redo after a Hardware Error.
 struct EngineShellState {
@@ -43,9 +49,10 @@ struct EngineShellState {
     var advertising: ShellAdvertising?
     /// `indicate` calls waiting for each central (`serverState(for:)`).
     var pendingIndicationCalls: [UInt16: Int] = [:]
-    /// The running `streamSequencedNotifications` call of each link, by the token it took: a call
-    /// cancelled after a newer one started does not stop the newer one's stream.
-    var notificationStreams: [UInt16: UInt64] = [:]
+    /// The running ATT stream call (`streamSequencedNotifications`, a throughput run's Write
+    /// Commands) of each link and PDU, by the token it took: a call cancelled after a newer one
+    /// started does not stop the newer one's stream.
+    var attStreams: [ShellATTStreamKey: UInt64] = [:]
 
     init() {}
 }

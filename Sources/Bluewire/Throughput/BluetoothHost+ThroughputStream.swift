@@ -34,17 +34,4 @@ extension BluetoothHost {
         await engineStreamSequencedNotifications(
             engineHost, valueHandle, to: connection, payloadLength: payloadLength, firstSequence: firstSequence, limit: limit)
     }
-
-    /// Sends Write Commands (Write Without Response) of `payloadLength` octets to `valueHandle` on
-    /// `connection`, numbered from `firstSequence`, as fast as the controller's ACL buffers take them
-    /// (the same flow control as `streamSequencedNotifications`), until `shouldStop` says so, `limit`
-    /// packets are sent, the link ends or the task is cancelled. `sent` is called for each packet
-    /// with its length; it and `shouldStop` run on the Host's executor and must not block.
-    func sendSequencedWriteCommands(
-        _ valueHandle: UInt16, on connection: UInt16, payloadLength: Int, limit: Int?,
-        shouldStop: @Sendable () -> Bool, sent: @Sendable (Int) -> Void
-    ) async -> Result<Int, ConnectionError> {
-        await engineSendSequencedWriteCommands(
-            engineHost, valueHandle, on: connection, payloadLength: payloadLength, limit: limit, shouldStop: shouldStop, sent: sent)
-    }
 }

@@ -58,8 +58,8 @@ public struct EngineThroughputClient: Sendable {
             let maximum = ThroughputProfile.maximumPayloadLength(mtu: mtu)
             let length = options.payloadLength ?? maximum
             guard length >= ThroughputProfile.sequenceLength, length <= maximum else { throw .payloadLength(length, maximum: maximum) }
-            result = try await measureWrites(characteristic.characteristic.valueHandle, report: report?.valueHandle, length: length,
-                                             options, mtu: mtu, progress: progress)
+            result = try await EngineThroughputLink(connection: connection).measureWrites(
+                characteristic.characteristic.valueHandle, report: report?.valueHandle, length: length, options, mtu: mtu, progress: progress)
         }
         result.phy = phy.map { ThroughputReport.PHYs(tx: $0.tx, rx: $0.rx) }
         result.phyRequestFailed = phyRequestFailed

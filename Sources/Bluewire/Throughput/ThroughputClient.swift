@@ -49,9 +49,10 @@ public struct ThroughputOptions: Sendable, Hashable {
 ///
 /// - notify: subscribes, counts the notifications (lost and out-of-order ones by their sequence
 ///   numbers) until `duration` has passed, unsubscribes.
-/// - write-without-response: resets the peer's sink (if it has Bluewire's sink report), sends
-///   sequence-numbered Write Commands as fast as the controller's ACL buffers take them, then reads
-///   the sink report: what arrived, lost, out of order.
+/// - write-without-response: resets the peer's sink (if it has Bluewire's sink report) and has the
+///   host engine stream sequence-numbered Write Commands (`HostRequest.streamATT`): it keeps the
+///   link's ACL queue topped up as the controller returns buffers, so nothing here runs per packet.
+///   Then reads the sink report: what arrived, lost, out of order.
 /// - write: the same with Write Requests, one at a time, timing each round trip.
 ///
 /// Times come from the Host's clock, so on a `VirtualLink` with radio timing the figures are in
@@ -89,8 +90,9 @@ public struct ThroughputClient: Sendable {
             let maximum = ThroughputProfile.maximumPayloadLength(mtu: mtu)
             let length = options.payloadLength ?? maximum
             guard length >= ThroughputProfile.sequenceLength, length <= maximum else { throw .payloadLength(length, maximum: maximum) }
-            result = try await measureWrites(characteristic.valueHandle, report: report?.valueHandle, length: length, options, gatt,
-                                             mtu: mtu, progress: progress)
+            let link = ThroughputClientLink(connection: connection, gatt: gatt)
+            result = try await link.measureWrites(characteristic.valueHandle, report: report?.valueHandle, length: length, options,
+                                                  mtu: mtu, progress: progress)
         }
         result.phy = phy.map { ThroughputReport.PHYs(tx: $0.tx, rx: $0.rx) }
         result.phyRequestFailed = phyRequestFailed
@@ -150,76 +152,6 @@ public struct ThroughputClient: Sendable {
             outOfOrder: state.tracker.outOfOrder)
     }
 
-    // MARK: Writes
-
-    func measureWrites(
-        _ valueHandle: UInt16, report reportHandle: UInt16?, length: Int, _ options: ThroughputOptions, _ gatt: GATTClient,
-        mtu: Int, progress: @escaping @Sendable (ThroughputProgress) -> Void
-    ) async throws(ThroughputError) -> ThroughputReport {
-        if let reportHandle {
-            do { try await gatt.write([0], to: reportHandle) } catch { throw Self.map(error) }
-        }
-        let host = connection.host, handle = connection.handle, clock = host.clock
-        let start = clock.now
-        let meter = ThroughputMeter(start: start, countsLoss: false)
-        let mode = options.mode, limit = options.packetLimit
-        let worker = Task { () -> ThroughputError? in
-            if mode == .writeWithoutResponse {
-                let result = await host.sendSequencedWriteCommands(
-                    valueHandle, on: handle, payloadLength: length, limit: limit,
-                    shouldStop: { meter.stopRequested }, sent: { meter.sent(octets: $0, at: clock.now) })
-                if case .failure(let error) = result { return Self.map(error) }
-                return nil
-            }
-            var value = ThroughputProfile.packet(sequence: 0, length: length)
-            var sequence: UInt32 = 0
-            while !meter.stopRequested, !Task.isCancelled {
-                if let limit, Int(sequence) >= limit { break }
-                ThroughputProfile.writeSequence(sequence, into: &value)
-                let sentAt = clock.now
-                do throws(GATTError) { try await gatt.write(value, to: valueHandle) } catch { return Self.map(error) }
-                let answeredAt = clock.now
-                meter.sent(octets: value.count, at: answeredAt, latency: answeredAt - sentAt)
-                sequence &+= 1
-            }
-            return nil
-        }
-        let ticker = Task {
-            await Self.tick(clock: clock, meter: meter, start: start, options: options, progress: progress)
-            meter.requestStop()
-            // Write Commands stop at once (their flow-control wait ends); a Write Request in flight
-            // is answered first.
-            if mode == .writeWithoutResponse { worker.cancel() }
-        }
-        let failure = await withTaskCancellationHandler {
-            await worker.value
-        } onCancel: {
-            worker.cancel()
-        }
-        ticker.cancel()
-        if let failure { throw failure }
-        let state = meter.snapshot()
-        var end = state.lastPacket ?? clock.now
-        var sink: ThroughputSinkReport?
-        if let reportHandle {
-            // The Read Request leaves after every write, so its answer counts them all.
-            let value: [UInt8]
-            do { value = try await gatt.read(handle: reportHandle) } catch { throw Self.map(error) }
-            sink = ThroughputSinkReport(decoding: value)
-        }
-        if mode == .writeWithoutResponse {
-            // Until the controller has taken the last write: the sink report's answer when there is
-            // one (a round trip later at most), else the host's queue running empty.
-            if sink == nil { _ = try? await host.waitForACLQueue(of: connection, atMost: 0) }
-            end = clock.now
-        }
-        return ThroughputReport(
-            mode: mode, mtu: mtu, payloadLength: length, elapsed: end - start,
-            packets: sink?.packets ?? state.tracker.packets, octets: sink?.octets ?? state.tracker.octets,
-            sent: state.tracker.packets, lost: sink?.lost, outOfOrder: sink?.outOfOrder,
-            latency: LatencyPercentiles(state.latencies))
-    }
-
     // MARK: Helpers
 
     /// Sleeps until the run's end on the Host's clock, calling `progress` every interval.
@@ -242,9 +174,11 @@ public struct ThroughputClient: Sendable {
         return failure
     }
 
+    /// Sleeps until the run's end on `clock`, calling `progress` every interval; `catchUp` runs before
+    /// each progress call (a stream the engine runs: the meter reads how far it got).
     static func tick(
         clock: any HostClock, meter: ThroughputMeter, start: MonotonicInstant, options: ThroughputOptions,
-        progress: @Sendable (ThroughputProgress) -> Void
+        progress: @Sendable (ThroughputProgress) -> Void, catchUp: @Sendable () async -> Void = {}
     ) async {
         let deadline = start + options.duration
         let interval = options.progressInterval
@@ -253,6 +187,7 @@ public struct ThroughputClient: Sendable {
             let wake = interval.microseconds > 0 ? Swift.min(next, deadline) : deadline
             do { try await clock.sleep(until: wake) } catch { return }
             if wake >= deadline { return }
+            await catchUp()
             progress(meter.progress(at: clock.now))
             next = next + interval
         }
