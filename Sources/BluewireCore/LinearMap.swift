@@ -14,7 +14,9 @@
 /// The operations are `@inlinable` so that callers in other modules get them specialised for their key
 /// and value types. Called unspecialised, every access went through generic value witnesses, and
 /// `_modify`'s move out and back in boxed the value: the engine's GATT write path cost 28 allocations
-/// per write against 17 inlined (`Benchmarks/NotificationPath`, WritePath).
+/// per write against 17 inlined (`Benchmarks/NotificationPath`, WritePath). `map[key]`'s inout accessor
+/// then still took its frame from malloc on every access (see there); with the access slot the same
+/// path costs 14.
 public struct LinearMap<Key: Equatable, Value> {
     /// The keys, in insertion order; `keys[i]` is the key of `values[i]`.
     public var keys: [Key] {
@@ -22,6 +24,9 @@ public struct LinearMap<Key: Equatable, Value> {
     }
     @usableFromInline var storedKeys: [Key]
     @usableFromInline var storedValues: Values
+    /// Where `map[key]`'s inout access puts the value while the caller mutates it (see there); empty
+    /// between accesses.
+    @usableFromInline var accessSlot: Value?
 
     /// The values, in the order of `keys`; mutable in place by index (`map.values[index].field = x`).
     public var values: Values {
@@ -34,6 +39,7 @@ public struct LinearMap<Key: Equatable, Value> {
     public init() {
         storedKeys = []
         storedValues = Values(elements: [])
+        accessSlot = nil
     }
 
     /// The number of entries.
@@ -45,9 +51,15 @@ public struct LinearMap<Key: Equatable, Value> {
     /// The position of `key`'s entry, or nil if it has none.
     @inlinable
     public func index(forKey key: Key) -> Int? {
+        Self.position(of: key, in: storedKeys)
+    }
+
+    /// The position of `key` in `keys`, or nil.
+    @inlinable
+    static func position(of key: Key, in keys: [Key]) -> Int? {
         var i = 0
-        while i < storedKeys.count {
-            if storedKeys[i] == key { return i }
+        while i < keys.count {
+            if keys[i] == key { return i }
             i += 1
         }
         return nil
@@ -60,27 +72,41 @@ public struct LinearMap<Key: Equatable, Value> {
             return storedValues.elements[i]
         }
         @inlinable _modify {
-            if let i = index(forKey: key) {
-                // Moved out, not copied, so that mutating it in place copies none of what it holds.
-                var value: Value? = storedValues.elements.remove(at: i)
-                defer {
-                    if let value {
-                        storedValues.elements.insert(value, at: i)
-                    } else {
-                        storedKeys.remove(at: i)
-                    }
-                }
-                yield &value
+            // The value is moved into the map's access slot, not into this accessor's frame, and the
+            // caller mutates it there. A coroutine's frame beyond the caller's fixed buffer (four
+            // words) comes from malloc on every access, and a value held in the frame made it as large
+            // as the value (a link's state, a peer's state machine): this frame holds the position
+            // and the key. The keys alone are searched: a borrow of the whole map would copy it, slot
+            // and all, into the frame.
+            let i = Self.position(of: key, in: storedKeys) ?? -1
+            if i >= 0 { moveIntoAccessSlot(from: i) }
+            defer { restoreAccessSlot(at: i, key: key) }
+            yield &accessSlot
+        }
+    }
+
+    /// Moves the value at `i` out of the entries into the access slot (its key stays). Not inlined
+    /// into the accessor, so that the moved value is never a temporary in its frame.
+    @inlinable @inline(never)
+    mutating func moveIntoAccessSlot(from i: Int) {
+        accessSlot = storedValues.elements.remove(at: i)
+    }
+
+    /// Puts the access slot's value back at `i`, or drops the entry at `i` if the slot was emptied;
+    /// for a key the map lacked (`i` < 0), adds the slot's value last, if it holds one. Leaves the
+    /// slot empty.
+    @inlinable @inline(never)
+    mutating func restoreAccessSlot(at i: Int, key: Key) {
+        let value = accessSlot.take()
+        if i >= 0 {
+            if let value {
+                storedValues.elements.insert(value, at: i)
             } else {
-                var value: Value? = nil
-                defer {
-                    if let value {
-                        storedKeys.append(key)
-                        storedValues.elements.append(value)
-                    }
-                }
-                yield &value
+                storedKeys.remove(at: i)
             }
+        } else if let value {
+            storedKeys.append(key)
+            storedValues.elements.append(value)
         }
     }
 

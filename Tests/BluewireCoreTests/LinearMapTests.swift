@@ -52,4 +52,20 @@ struct LinearMapTests {
         #expect(one != [1: 10, 2: 21])
         #expect(one != [1: 10])
     }
+
+    @Test("an inout access to map[key] mutates the stored slot: setting nil removes the entry, a new key is added, an untouched missing key leaves nothing")
+    func inoutAccessThroughTheSlot() {
+        func set(_ slot: inout [Int]?, _ value: [Int]?) { slot = value }
+        func touch(_ slot: inout [Int]?) {}
+        var map: LinearMap<UInt16, [Int]> = [1: [1], 2: [2], 3: [3]]
+        set(&map[2], nil)
+        #expect(map.keys == [1, 3] && map[2] == nil, "a slot left empty is removed, the others keep their order")
+        touch(&map[9])
+        #expect(map.keys == [1, 3], "a missing key touched but not set leaves no entry")
+        set(&map[9], [9])
+        #expect(map.keys == [1, 3, 9] && map[9] == [9], "a new key goes last")
+        set(&map[1], [1, 1])
+        #expect(map.keys == [1, 3, 9] && map[1] == [1, 1], "replacing keeps the position")
+        #expect(Array(map.values) == [[1, 1], [3], [9]])
+    }
 }
