@@ -24,7 +24,7 @@ struct EngineThroughputLink: ThroughputWriteLink {
         let result = await withTaskCancellationHandler {
             await host.perform(.streamATT(connection: handle, stream), on: connection)
         } onCancel: {
-            Task { await host.perform(.stopATTStream(connection: handle, .writeCommand)) }
+            Task { await host.perform(.stopATTStream(connection: handle, .writeCommand), on: connection) }
         }
         switch result {
         case .success(.streamed(let sent, let end)): return (sent, end)

@@ -154,16 +154,18 @@ public struct ThroughputClient: Sendable {
 
     // MARK: Helpers
 
-    /// Sleeps until the run's end on the Host's clock, calling `progress` every interval.
-    /// Waits for `receiver` (which feeds `meter`) while progress is reported, and stops it when the run's
-    /// time is up; returns how the receiver failed, if it did. Cancelling the caller cancels the receiver.
+    /// Sleeps until the run's end on the Host's clock, calling `progress` every interval (after
+    /// `catchUp`, see `tick`). Waits for `receiver` (which feeds `meter`) while progress is reported;
+    /// when the run's time is up, `atDeadline` ends it (by default it cancels the receiver). Returns how
+    /// the receiver failed, if it did. Cancelling the caller cancels the receiver.
     static func run<Failure: Error>(
         _ receiver: Task<Failure?, Never>, clock: any HostClock, meter: ThroughputMeter, start: MonotonicInstant,
-        options: ThroughputOptions, progress: @escaping @Sendable (ThroughputProgress) -> Void
+        options: ThroughputOptions, progress: @escaping @Sendable (ThroughputProgress) -> Void,
+        catchUp: @escaping @Sendable () async -> Void = {}, atDeadline: (@Sendable () async -> Void)? = nil
     ) async -> Failure? {
         let ticker = Task {
-            await tick(clock: clock, meter: meter, start: start, options: options, progress: progress)
-            receiver.cancel()
+            await tick(clock: clock, meter: meter, start: start, options: options, progress: progress, catchUp: catchUp)
+            if let atDeadline { await atDeadline() } else { receiver.cancel() }
         }
         let failure = await withTaskCancellationHandler {
             await receiver.value

@@ -35,12 +35,11 @@ extension ThroughputWriteLink {
         let start = clock.now
         let meter = ThroughputMeter(start: start, countsLoss: false)
         let mode = options.mode
-        let worker: Task<ThroughputError?, Never>
-        let ticker: Task<Void, Never>
+        let failure: ThroughputError?
         if mode == .writeWithoutResponse {
             // The engine sends them all; this side only reads how far it got.
             let stream = ATTStream(pdu: .writeCommand, valueHandle: valueHandle, length: length, limit: options.packetLimit)
-            worker = Task {
+            let worker = Task { () -> ThroughputError? in
                 do throws(ThroughputError) {
                     let streamed = try await streamWriteCommands(stream)
                     meter.sentUpTo(streamed.sent, octets: length, at: clock.now)
@@ -50,27 +49,18 @@ extension ThroughputWriteLink {
                     return error
                 }
             }
-            ticker = Task {
-                await ThroughputClient.tick(clock: clock, meter: meter, start: start, options: options, progress: progress) {
-                    if let sent = await writeCommandsSent() { meter.sentUpTo(sent, octets: length, at: clock.now) }
-                }
+            failure = await ThroughputClient.run(
+                worker, clock: clock, meter: meter, start: start, options: options, progress: progress,
+                catchUp: { if let sent = await writeCommandsSent() { meter.sentUpTo(sent, octets: length, at: clock.now) } },
                 // The stream ends once the controller has taken what it queued: the worker returns then.
-                await stopWriteCommands()
-            }
+                atDeadline: { await stopWriteCommands() })
         } else {
-            worker = Task { await writeRequests(valueHandle, length: length, limit: options.packetLimit, meter: meter) }
-            ticker = Task {
-                await ThroughputClient.tick(clock: clock, meter: meter, start: start, options: options, progress: progress)
-                // A Write Request in flight is answered first.
-                meter.requestStop()
-            }
+            let worker = Task { await writeRequests(valueHandle, length: length, limit: options.packetLimit, meter: meter) }
+            // A Write Request in flight is answered first.
+            failure = await ThroughputClient.run(
+                worker, clock: clock, meter: meter, start: start, options: options, progress: progress,
+                atDeadline: { meter.requestStop() })
         }
-        let failure = await withTaskCancellationHandler {
-            await worker.value
-        } onCancel: {
-            worker.cancel()
-        }
-        ticker.cancel()
         if let failure { throw failure }
         let state = meter.snapshot()
         var end = state.lastPacket ?? clock.now
