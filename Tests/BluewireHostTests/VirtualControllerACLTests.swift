@@ -149,6 +149,51 @@ struct VirtualControllerACLTests {
         #expect(scene.central.aclBuffersInUse == 0)
     }
 
+    @Test("ACL on a handle that just ended is dropped quietly, as many as the host's credits allow; one more is a violation")
+    func lateACLAfterDisconnection() {
+        let scene = AdvertisingScene.connected(configure: { $0.leBufferSize = .init(packetLength: 27, packetCount: 4) })
+        // One packet held in a buffer when the link ends: the host can have at most three more credits,
+        // so at most three more packets on the handle before it reads Disconnection Complete.
+        scene.central.loseAllLinks()
+        #expect(scene.central.receive(hostPacket: aclPacket(l2capFrame(payload: 1))).isEmpty)
+        #expect(scene.central.aclBuffersInUse == 1)
+        scene.link.clock.advance(by: .seconds(5))
+        #expect(hexLines(scene.central.takeOutput()) == ["04 05 04 00 40 00 08"])
+        let late = (2...4).map { l2capFrame(payload: $0) }
+        for frame in late { #expect(scene.central.receive(hostPacket: aclPacket(frame)).isEmpty) }
+        #expect(scene.central.violations.isEmpty, "a host cannot know the handle ended before it reads the event")
+        #expect(scene.central.lateACLPackets == late.map { .init(handle: 0x40, payload: $0) })
+        #expect(scene.central.aclBuffersInUse == 0, "a dropped late packet holds no buffer")
+
+        let beyond = l2capFrame(payload: 5)
+        #expect(scene.central.receive(hostPacket: aclPacket(beyond)).isEmpty)
+        #expect(scene.central.violations == [.aclUnknownHandle(handle: 0x40, payload: beyond)],
+                "a fifth packet needed a credit the host only got back from the event itself")
+        #expect(scene.central.receive(hostPacket: aclPacket(handle: 0x41, l2capFrame(payload: 1))).isEmpty)
+        #expect(scene.central.violations.last == .aclUnknownHandle(handle: 0x41, payload: l2capFrame(payload: 1)),
+                "a handle that never existed has no allowance")
+        #expect(scene.peripheral.takeOutput() == [HCIPacket(type: .event, payload: hexBytes("05 04 00 40 00 08"))],
+                "nothing late reaches the peer")
+    }
+
+    @Test("the allowance counts the buffers in use when the link ended, on the side that ended it too")
+    func lateACLAllowanceFollowsBuffersInUse() {
+        let scene = AdvertisingScene.connected(configure: { $0.leBufferSize = .init(packetLength: 27, packetCount: 2) })
+        scene.peripheral.loseAllLinks()
+        // Both of the peripheral's buffers are held: its host has no credit left for a late packet.
+        #expect(scene.peripheral.receive(hostPacket: aclPacket(l2capFrame(payload: 1))).isEmpty)
+        #expect(scene.peripheral.receive(hostPacket: aclPacket(l2capFrame(payload: 2))).isEmpty)
+        scene.link.clock.advance(by: .seconds(5))
+        #expect(hexLines(scene.peripheral.takeOutput()) == ["04 05 04 00 40 00 08"])
+        #expect(hexLines(scene.central.takeOutput()) == ["04 05 04 00 40 00 08"])
+        #expect(scene.peripheral.receive(hostPacket: aclPacket(l2capFrame(payload: 3))).isEmpty)
+        #expect(scene.peripheral.violations == [.aclUnknownHandle(handle: 0x40, payload: l2capFrame(payload: 3))])
+        #expect(scene.peripheral.lateACLPackets.isEmpty)
+        // The central had nothing in flight: two late packets are within its credits.
+        for payload in 1...2 { #expect(scene.central.receive(hostPacket: aclPacket(l2capFrame(payload: payload))).isEmpty) }
+        #expect(scene.central.violations.isEmpty && scene.central.lateACLPackets.count == 2)
+    }
+
     @Test("the link drops after packet k: k packets arrive, the rest never do, both sides time out with 0x08")
     func dropLinkAfterPacketK() {
         let scene = AdvertisingScene.connected()

@@ -9,6 +9,11 @@ extension LinkWorld {
             packet.packetBoundary != .completeFlushable
         else { return c.record(.malformedACLPacket(bytes: Array(bytes))) }
         guard let (connection, side) = connection(packet.handle, of: c) else {
+            if let allowance = c.lateACLAllowance[packet.handle], allowance > 0 {
+                c.lateACLAllowance[packet.handle] = allowance - 1
+                c.lateACLPackets.append(.init(handle: packet.handle, payload: Array(packet.data)))
+                return
+            }
             return c.record(.aclUnknownHandle(handle: packet.handle, payload: Array(packet.data)))
         }
         if packet.packetBoundary == .firstFlushable { c.record(.automaticallyFlushableOnLE(handle: packet.handle)) }

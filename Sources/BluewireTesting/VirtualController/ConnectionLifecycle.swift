@@ -34,6 +34,8 @@ extension LinkWorld {
         connections[id] = connection
         initiator.connections[centralHandle] = id
         advertiser.connections[peripheralHandle] = id
+        initiator.lateACLAllowance[centralHandle] = nil
+        advertiser.lateACLAllowance[peripheralHandle] = nil
 
         // Each side reports the peer by its identity when its resolving list resolves the peer's private
         // address (type 0x02/0x03, the private address in Peer_Resolvable_Private_Address).
@@ -101,6 +103,14 @@ extension LinkWorld {
     /// Ends a connection: each remaining side's host gets Disconnection Complete with its reason, the
     /// handles are freed, and so are the buffers of packets that will never be sent (the host frees
     /// them too when it sees the event, Core Vol 4 Part E §4.3).
+    ///
+    /// A host cannot know the handle is gone before it reads the event, so ACL packets on it may
+    /// still arrive: those already on their way, and those the host sends before the event reaches
+    /// it. A controller drops them (bumble's does, with a warning). How many there can be is bounded
+    /// by flow control: every one of them holds a buffer credit the host had not seen come back, and
+    /// the host can hold no more than the buffers this controller did not have in use when the link
+    /// ended. That many late packets are dropped quietly (`lateACLPackets`); one more means the host
+    /// went on sending after it saw the event, or overran its credits, and is a violation.
     func close(_ connection: LinkConnection, reasons: [UInt8]) {
         guard !connection.isClosed else { return }
         connection.isClosed = true
@@ -110,6 +120,7 @@ extension LinkWorld {
             let end = connection.ends[side]
             let c = controllers[end.controller]
             c.connections[end.handle] = nil
+            c.lateACLAllowance[end.handle] = Int(c.configuration.effectiveLEBuffer.packetCount) - c.aclBuffersInUse
             c.aclBuffersInUse -= end.unacknowledgedPackets
             var out: [UInt8] = [Status.success]
             out.appendLE(end.handle)

@@ -125,6 +125,12 @@ final class ControllerState {
     var addressResolutionEnabled = false
     /// Connection_Handle → link connection id.
     var connections: [UInt16: Int] = [:]
+    /// Handles this controller ended with Disconnection Complete → how many more ACL packets its host
+    /// may still send on each before it can have read that event (see `LinkWorld.close`).
+    var lateACLAllowance: [UInt16: Int] = [:]
+    /// ACL packets that arrived on an ended handle within its allowance, dropped as a controller drops
+    /// them (oldest first).
+    var lateACLPackets: [VirtualController.LateACLPacket] = []
     var aclBuffersInUse = 0
     var suggestedMaxTxOctets: UInt16
     /// LE Set Default PHY: ALL_PHYS, TX_PHYS, RX_PHYS (no preference until set).
@@ -159,6 +165,7 @@ final class ControllerState {
         resolvingList = []
         addressResolutionEnabled = false
         connections = [:]
+        lateACLAllowance = [:]
         aclBuffersInUse = 0
         suggestedMaxTxOctets = configuration.suggestedMaxTxOctets
         defaultPHYs = (0x03, 0, 0)

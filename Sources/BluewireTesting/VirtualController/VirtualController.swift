@@ -81,6 +81,13 @@ public final class VirtualController: Sendable {
         link.withWorld { $0.controllers[index].violations }
     }
 
+    /// ACL packets that reached this controller on a handle it had already ended, before its host can
+    /// have seen the Disconnection Complete (the race every host has with the controller; see
+    /// `LateACLPacket`), in arrival order. They were dropped, as a controller drops them.
+    public var lateACLPackets: [LateACLPacket] {
+        link.withWorld { $0.controllers[index].lateACLPackets }
+    }
+
     /// Called (with the link locked) on every host violation, e.g. `{ Issue.record("\($0)") }` in a test.
     public func setViolationHandler(_ handler: (@Sendable (HostViolation) -> Void)?) {
         link.withWorld { $0.controllers[index].violationHandler = handler }

@@ -25,7 +25,10 @@ extension VirtualController {
         /// An ACL packet longer than the controller's LE ACL buffer.
         case aclPacketTooLong(handle: UInt16, length: Int, maximum: Int)
         /// An ACL packet on a handle with no connection; `payload` is what it carried (the L2CAP
-        /// fragment), so a report says which PDU came too late.
+        /// fragment), so a report says which PDU came too late. A packet on a handle that ended
+        /// moments ago is not one when its host cannot have known yet (`lateACLPackets`): only a
+        /// packet beyond what the host's buffer credits allowed it to send before it read the
+        /// Disconnection Complete, or on a handle that never existed, is.
         case aclUnknownHandle(handle: UInt16, payload: [UInt8] = [])
         /// An ACL packet whose header or length is malformed, or flagged "complete" (0b11) or broadcast.
         case malformedACLPacket(bytes: [UInt8])
@@ -54,6 +57,24 @@ extension VirtualController {
             case .unexpectedPacketType(let type):
                 return "unexpected packet type 0x\(hex(type, width: 2)) from the host"
             }
+        }
+    }
+}
+
+extension VirtualController {
+    /// An ACL packet that arrived on a handle this controller had already ended, while its
+    /// Disconnection Complete was still on its way to the host or unread there. The host cannot avoid
+    /// sending it (it learns of the end only from that event, Core Vol 4 Part E §7.7.5), so it is no
+    /// violation: a controller drops it, and so does this one.
+    public struct LateACLPacket: Sendable, Hashable {
+        /// The ended Connection_Handle.
+        public var handle: UInt16
+        /// What the packet carried (the L2CAP fragment).
+        public var payload: [UInt8]
+
+        public init(handle: UInt16, payload: [UInt8]) {
+            self.handle = handle
+            self.payload = payload
         }
     }
 }
