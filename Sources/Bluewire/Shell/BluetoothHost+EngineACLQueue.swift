@@ -27,15 +27,15 @@ extension BluetoothHost {
 
     /// `performNow` from an async method of this host (the two share the executor).
     func enginePerformNow(_ engineHost: EngineHost, _ request: HostRequest) -> Result<HostCompletion, HostEngineError>? {
-        engineHost.assumeIsolated { $0.performNow(request) }
+        engineHost.onSharedExecutor(passing: request) { $0.performNow($1) }
     }
 
     func engineQueuedACLPackets(_ engineHost: EngineHost, of connection: UInt16) -> Int {
-        engineHost.assumeIsolated { $0.engine.queuedACLPackets(connection: connection) }
+        engineHost.onSharedExecutor(passing: connection) { $0.engine.queuedACLPackets(connection: $1) }
     }
 
     func engineHasLink(_ engineHost: EngineHost, _ connection: UInt16) -> Bool {
-        engineHost.assumeIsolated { $0.engine.connection(connection) != nil }
+        engineHost.onSharedExecutor(passing: connection) { $0.engine.connection($1) != nil }
     }
 
     /// The controller's LE ACL data buffers, as the engine counts them (0 before `start()`).

@@ -42,7 +42,7 @@ extension BluetoothHost {
 
     /// The link's ATT_MTU in the engine (23 until an exchange, and once the link is gone).
     func engineMTU(_ engineHost: EngineHost, on handle: UInt16) -> Int {
-        engineHost.assumeIsolated { $0.engine.mtu(connection: handle) } ?? ATTBearer.defaultMTU
+        engineHost.onSharedExecutor(passing: handle) { $0.engine.mtu(connection: $1) } ?? ATTBearer.defaultMTU
     }
 
     /// The engine's error as a `Connection`'s: a link that is gone reports why it ended.

@@ -59,7 +59,7 @@ extension BluetoothHost {
         shell.tapInstalled = true
         let tap: @Sendable (EngineShellTap) -> Void = { [weak self] tap in
             // Called from the engine host's drain, on the executor the two share.
-            self?.assumeIsolated { $0.shellTapped(tap) }
+            self?.onSharedExecutor(passing: tap) { $0.shellTapped($1) }
         }
         engineHost.assumeIsolated { $0.shellTap = tap }
         installNotificationRoute(engineHost)

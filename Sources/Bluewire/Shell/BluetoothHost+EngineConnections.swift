@@ -70,7 +70,7 @@ extension BluetoothHost {
     /// runs no GATT client procedure of its own there, so such a link only goes Connecting → Connected.Idle.
     func engineLinkState(peer: BluetoothAddress, role: LinkRole) -> ConnectionState {
         guard role == .central else { return .connected(.idle) }
-        return engineHost.assumeIsolated { $0.engine.state(of: peer) }
+        return engineHost.onSharedExecutor(passing: peer) { $0.engine.state(of: $1) }
     }
 
     func engineWaitForDisconnection(handle: UInt16) async -> HCIStatus {

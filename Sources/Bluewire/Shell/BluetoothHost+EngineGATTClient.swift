@@ -44,10 +44,10 @@ extension BluetoothHost {
         case .operationCompleted: request = .endGATTPhase(connection: handle, failure: nil)
         case .failure: request = .endGATTPhase(connection: handle, failure: Self.engineCause(cause))
         default:
-            let state = engineHost.assumeIsolated { $0.engine.state(of: link.peer) }
+            let state = engineHost.onSharedExecutor(passing: link.peer) { $0.engine.state(of: $1) }
             throw .refused(ConnectionTriggerRefused(state: state, trigger: trigger))
         }
-        switch engineHost.assumeIsolated({ $0.performNow(request) }) {
+        switch engineHost.onSharedExecutor(passing: request, { $0.performNow($1) }) {
         case .success, nil: return
         case .failure(let error): throw engineGATTError(error, handle: handle, disconnection: link.gattClient?.disconnection)
         }

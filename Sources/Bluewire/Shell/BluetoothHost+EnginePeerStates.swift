@@ -18,11 +18,11 @@ extension BluetoothHost {
     }
 
     func engineState(_ engineHost: EngineHost, of address: BluetoothAddress) -> ConnectionState {
-        engineHost.assumeIsolated { $0.engine.state(of: address) }
+        engineHost.onSharedExecutor(passing: address) { $0.engine.state(of: $1) }
     }
 
     func engineFailure(_ engineHost: EngineHost, of address: BluetoothAddress) -> ConnectionFailureCause? {
-        engineHost.assumeIsolated { $0.engine.failure(of: address) }.map { engineFailureCause($0, peer: address) }
+        engineHost.onSharedExecutor(passing: address) { $0.engine.failure(of: $1) }.map { engineFailureCause($0, peer: address) }
     }
 
     func engineTransitions(of address: BluetoothAddress) -> AsyncStream<PeerTransition> {
@@ -35,7 +35,7 @@ extension BluetoothHost {
         nextObserverID += 1
         shell.peerObservers[address, default: [:]][id] = continuation
         // Registered first, so the StartScan of a peer that becomes known while a scan runs is reported.
-        _ = engineHost.assumeIsolated { $0.performNow(.watch(address)) }
+        _ = engineHost.onSharedExecutor(passing: HostRequest.watch(address)) { $0.performNow($1) }
         continuation.onTermination = { _ in Task { await self.endEnginePeerObserver(address, id) } }
         return stream
     }
@@ -46,7 +46,7 @@ extension BluetoothHost {
     }
 
     func engineReset(_ engineHost: EngineHost, _ address: BluetoothAddress) throws(HostError) {
-        switch engineHost.assumeIsolated({ $0.performNow(.reset(address)) }) {
+        switch engineHost.onSharedExecutor(passing: HostRequest.reset(address), { $0.performNow($1) }) {
         case .failure(let error)?: throw HostError(engine: error, peer: address)
         case .success?, nil: return
         }

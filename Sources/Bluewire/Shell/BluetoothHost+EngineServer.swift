@@ -35,7 +35,7 @@ extension BluetoothHost {
     /// `notify`: the engine's `.notify`, which completes at once with the
     /// connections it sent the notification on.
     func engineNotify(_ engineHost: EngineHost, _ valueHandle: UInt16, value: [UInt8], to connection: UInt16?) throws(PeripheralError) -> [UInt16] {
-        switch engineHost.assumeIsolated({ $0.performNow(.notify(valueHandle: valueHandle, value: value, connection: connection)) }) {
+        switch engineHost.onSharedExecutor(passing: HostRequest.notify(valueHandle: valueHandle, value: value, connection: connection), { $0.performNow($1) }) {
         case .success(.notified(let connections))?: return connections
         case .failure(.server(let error))?: throw .server(error)
         // A closed host has no central to notify.
@@ -71,7 +71,7 @@ extension BluetoothHost {
     /// The centrals subscribed to indications of the characteristic at `valueHandle` (or
     /// `connection`, if it is), each counted as waiting for one more `indicate` call.
     func engineIndicationTargets(_ engineHost: EngineHost, _ valueHandle: UInt16, to connection: UInt16?) throws(PeripheralError) -> [UInt16] {
-        guard let characteristic = engineHost.assumeIsolated({ $0.engine.database.characteristic(valueHandle: valueHandle) }) else {
+        guard let characteristic = engineHost.onSharedExecutor(passing: valueHandle, { $0.engine.database.characteristic(valueHandle: $1) }) else {
             throw .server(.notCharacteristicValue(valueHandle))
         }
         guard characteristic.properties.contains(.indicate), characteristic.clientConfigurationHandle != nil else {

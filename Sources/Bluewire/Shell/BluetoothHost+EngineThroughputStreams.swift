@@ -35,14 +35,14 @@ extension BluetoothHost {
     /// has taken what it queued.
     func stopATTStream(on connection: UInt16, _ pdu: ATTStream.PDU, link identity: LinkIdentity? = nil) {
         guard isLink(connection, identity) else { return }
-        _ = engineHost.assumeIsolated { $0.performNow(.stopATTStream(connection: connection, pdu)) }
+        _ = engineHost.onSharedExecutor(passing: HostRequest.stopATTStream(connection: connection, pdu)) { $0.performNow($1) }
     }
 
     /// Values the running stream of `pdu` on `connection` has handed to the ACL queue; nil when none
     /// runs or the link is not the one `identity` names.
     func attStreamSent(on connection: UInt16, _ pdu: ATTStream.PDU, link identity: LinkIdentity) -> Int? {
         guard isLink(connection, identity) else { return nil }
-        return engineHost.assumeIsolated { $0.engine.attStreamSent(connection: connection, pdu: pdu) }
+        return engineHost.onSharedExecutor(passing: (connection, pdu)) { $0.engine.attStreamSent(connection: $1.0, pdu: $1.1) }
     }
 
     /// Runs `stream` on `connection` until it ends. Cancelling the calling task stops it
