@@ -4,9 +4,9 @@ extension Actor {
     ///
     /// `BluetoothHost` and its `EngineHost` share one serial executor and call each other synchronously
     /// (Host.swift). `assumeIsolated` takes a non-escaping closure and makes it escaping to call it as
-    /// nonisolated (`withoutActuallyEscaping`), which costs two allocations per call even when the
-    /// closure captures nothing, and one more for a context when it does (heaptrack, on a loop of
-    /// calls between two actors sharing an executor). Here `operation` is escaping from the start and
+    /// nonisolated (`withoutActuallyEscaping`), which cost two allocations per call, whether the
+    /// closure captured anything or not (heaptrack, on a loop of calls between two actors sharing an
+    /// executor). Here `operation` is escaping from the start and
     /// should capture nothing: the compiler then passes it without a context, and the call allocates
     /// nothing. Traps, as `assumeIsolated` does, when not on this actor's executor.
     @inline(__always)
