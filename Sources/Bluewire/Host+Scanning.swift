@@ -34,7 +34,7 @@ extension BluetoothHost {
     /// The scan path's state: Disconnected.Scanning while a scan runs, Error after a failed scan
     /// (until `resetScan()`), else Disconnected.Initial.
     public var scanState: ConnectionState {
-        engineHost.assumeIsolated { $0.engine.scanState }
+        engineHost.onSharedExecutor { $0.engine.scanState }
     }
 
     /// Leaves the Error a failed scan left (the design's `Reset`, Error → Disconnected.Initial).

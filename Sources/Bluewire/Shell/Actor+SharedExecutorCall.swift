@@ -10,11 +10,20 @@ extension Actor {
     /// should capture nothing: the compiler then passes it without a context, and the call allocates
     /// nothing. Traps, as `assumeIsolated` does, when not on this actor's executor.
     @inline(__always)
-    nonisolated func onSharedExecutor<Argument, Value>(
+    package nonisolated func onSharedExecutor<Argument, Value>(
         passing argument: Argument, _ operation: @escaping (isolated Self, Argument) -> Value
     ) -> Value {
         preconditionIsolated("called off the executor the host and its engine share")
         // The same cast `assumeIsolated` makes: the isolated parameter is an ordinary one in the ABI.
         return unsafeBitCast(operation, to: ((Self, Argument) -> Value).self)(self, argument)
+    }
+}
+
+extension Actor {
+    /// `onSharedExecutor(passing:_:)` for a call that needs nothing but the actor.
+    @inline(__always)
+    package nonisolated func onSharedExecutor<Value>(_ operation: @escaping (isolated Self) -> Value) -> Value {
+        preconditionIsolated("called off the executor the host and its engine share")
+        return unsafeBitCast(operation, to: ((Self) -> Value).self)(self)
     }
 }

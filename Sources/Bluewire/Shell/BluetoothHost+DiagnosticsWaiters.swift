@@ -56,6 +56,6 @@ extension BluetoothHost {
     /// Asks the engine host for `.drained` at the end of each drain while anyone here needs it.
     func wantDrainedTaps() {
         let wanted = !aclQueueWaiters.isEmpty || !diagnosticsWaiters.isEmpty
-        engineHost.assumeIsolated { $0.shellWantsDrained = wanted }
+        engineHost.onSharedExecutor(passing: wanted) { $0.shellWantsDrained = $1 }
     }
 }

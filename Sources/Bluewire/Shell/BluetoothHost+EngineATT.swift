@@ -94,6 +94,6 @@ extension BluetoothHost {
         let route: @Sendable (UInt16, GATTNotification) -> Void = { [routes = notificationRoutes] handle, notification in
             routes.deliver(notification, on: handle)
         }
-        engineHost.assumeIsolated { $0.setNotificationHandler(route) }
+        engineHost.onSharedExecutor(passing: route) { $0.setNotificationHandler($1) }
     }
 }

@@ -39,12 +39,12 @@ extension BluetoothHost {
     }
 
     func engineIsAdvertising(_ engineHost: EngineHost) -> Bool {
-        phase != .closed && engineHost.assumeIsolated { $0.engine.isAdvertising }
+        phase != .closed && engineHost.onSharedExecutor { $0.engine.isAdvertising }
     }
 
     /// The plan of the advertisement the engine holds (paused by a connection or not).
     func engineAdvertisingPlan(_ engineHost: EngineHost) -> AdvertisingPlan? {
-        guard phase != .closed, engineHost.assumeIsolated({ $0.engine.advertisingLayout != nil }) else { return nil }
+        guard phase != .closed, engineHost.onSharedExecutor({ $0.engine.advertisingLayout != nil }) else { return nil }
         return shell.advertising?.plan
     }
 

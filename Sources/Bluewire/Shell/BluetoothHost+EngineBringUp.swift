@@ -61,7 +61,7 @@ extension BluetoothHost {
             // Called from the engine host's drain, on the executor the two share.
             self?.onSharedExecutor(passing: tap) { $0.shellTapped($1) }
         }
-        engineHost.assumeIsolated { $0.shellTap = tap }
+        engineHost.onSharedExecutor(passing: tap) { $0.shellTap = $1 }
         installNotificationRoute(engineHost)
     }
 
@@ -72,7 +72,7 @@ extension BluetoothHost {
             engineResumeACLQueueWaiters()
             resumeDiagnosticsWaiters()
         case .finished:
-            let failure = engineHost.assumeIsolated { $0.transportFailure }
+            let failure = engineHost.onSharedExecutor { $0.transportFailure }
             commandCancellationCause = failure.map { .transport($0) } ?? .notRunning
             if phase != .closed {
                 phase = .closed

@@ -43,7 +43,7 @@ extension BluetoothHost {
     }
 
     func engineCancelConnect() {
-        _ = engineHost.assumeIsolated { $0.performNow(.cancelConnect) }
+        _ = engineHost.onSharedExecutor { $0.performNow(.cancelConnect) }
     }
 
     /// `disconnect(handle:reason:)`: done at the link's Disconnection Complete.
@@ -55,7 +55,7 @@ extension BluetoothHost {
     }
 
     func engineConnections(_ engineHost: EngineHost) -> [Connection] {
-        engineHost.assumeIsolated { host in
+        engineHost.onSharedExecutor { host in
             host.engine.connectionHandles.compactMap { host.engine.connection($0) }
         }.map { connectionValue(handle: $0.handle, peer: $0.peer, role: LinkRole($0.role)) }
     }

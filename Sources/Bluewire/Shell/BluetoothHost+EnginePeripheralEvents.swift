@@ -28,7 +28,7 @@ extension BluetoothHost {
         case .serverRequestRefused(let connection, let request, let handle, let error):
             publishPeripheral(.requestRefused(connection: connection, request: request, handle: handle, error: error))
         case .advertisingStarted:
-            let kind = engineHost.assumeIsolated { $0.engine.advertisingLayout?.kind }.map(AdvertisingPlan.Kind.init)
+            let kind = engineHost.onSharedExecutor { $0.engine.advertisingLayout?.kind }.map(AdvertisingPlan.Kind.init)
             guard let kind = kind ?? shell.advertising?.plan.kind else { return }
             publishPeripheral(.advertisingStarted(kind))
         case .advertisingStopped:

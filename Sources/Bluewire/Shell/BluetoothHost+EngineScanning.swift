@@ -30,8 +30,8 @@ extension BluetoothHost {
         }
         // Before the request, so the StartScan it fires reaches `onTransition`.
         shell.scan = ShellScan(id: id, registration: registration, onTransition: onTransition)
-        let started = engineHost.assumeIsolated {
-            $0.performNow(.startScan(parameters, filter: filter, duration: duration))
+        let started = engineHost.onSharedExecutor(passing: HostRequest.startScan(parameters, filter: filter, duration: duration)) {
+            $0.performNow($1)
         }
         if case .failure(let error)? = started {
             shell.scan = nil
@@ -49,7 +49,7 @@ extension BluetoothHost {
     }
 
     func engineResetScan(_ engineHost: EngineHost) throws(HostError) {
-        if case .failure(let error)? = engineHost.assumeIsolated({ $0.performNow(.resetScan) }) {
+        if case .failure(let error)? = engineHost.onSharedExecutor({ $0.performNow(.resetScan) }) {
             throw engineHostError(error)
         }
     }
@@ -91,7 +91,7 @@ extension BluetoothHost {
     /// The host error for an engine failure, the transport's own error for `.transportEnded`.
     func engineHostError(_ error: HostEngineError) -> HostError {
         if case .transportEnded = error {
-            return .transport(engineHost.assumeIsolated { $0.transportFailure } ?? .closed)
+            return .transport(engineHost.onSharedExecutor { $0.transportFailure } ?? .closed)
         }
         return HostError(engine: error)
     }

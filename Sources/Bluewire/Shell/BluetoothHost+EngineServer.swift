@@ -17,7 +17,7 @@ extension BluetoothHost {
     }
 
     func engineDatabase(_ engineHost: EngineHost) -> GATTDatabase {
-        engineHost.assumeIsolated { $0.engine.database }
+        engineHost.onSharedExecutor { $0.engine.database }
     }
 
     func engineSetValue(_ engineHost: EngineHost, _ value: [UInt8], for handle: UInt16) throws(PeripheralError) {
@@ -77,9 +77,9 @@ extension BluetoothHost {
         guard characteristic.properties.contains(.indicate), characteristic.clientConfigurationHandle != nil else {
             throw .server(.notSupportedByCharacteristic(valueHandle))
         }
-        let targets = engineHost.assumeIsolated { host in
-            (connection.map { [$0] } ?? host.engine.connectionHandles).filter {
-                host.engine.connection($0) != nil && host.engine.subscription(connection: $0, valueHandle: valueHandle).indications
+        let targets = engineHost.onSharedExecutor(passing: (connection, valueHandle)) { host, asked in
+            (asked.0.map { [$0] } ?? host.engine.connectionHandles).filter {
+                host.engine.connection($0) != nil && host.engine.subscription(connection: $0, valueHandle: asked.1).indications
             }
         }
         for target in targets { shell.pendingIndicationCalls[target, default: 0] += 1 }
@@ -127,6 +127,6 @@ extension BluetoothHost {
     }
 
     func engineServerConnectionCount(_ engineHost: EngineHost) -> Int {
-        engineHost.assumeIsolated { $0.engine.serverConnectionCount }
+        engineHost.onSharedExecutor { $0.engine.serverConnectionCount }
     }
 }
