@@ -18,7 +18,10 @@ import Synchronization
 /// is specialized where it is used.
 @_documentation(visibility: internal)
 public final class SingleConsumerQueue<Element: Sendable, Failure: Error>: Sendable {
-    @usableFromInline typealias Waiter = CheckedContinuation<Result<Element?, Failure>, Never>
+    /// Unsafe, not checked: a checked continuation allocates a canary each time the consumer waits.
+    /// Each is resumed exactly once: it is resumed only by whoever removes it from `waiters` under
+    /// the lock (`yield`, `finish`, the cancellation handler), or at once if never stored.
+    @usableFromInline typealias Waiter = UnsafeContinuation<Result<Element?, Failure>, Never>
 
     @usableFromInline struct State {
         @usableFromInline var buffer: [Element] = []
@@ -143,7 +146,7 @@ public final class SingleConsumerQueue<Element: Sendable, Failure: Error>: Senda
         }
         // Both take the caller's isolation (`#isolation`, here `actor`) by default.
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: Waiter) in
+            await withUnsafeContinuation { (continuation: Waiter) in
                 let immediate: Result<Element?, Failure>? = state.withLock { state in
                     if let element = state.pop() { return .success(element) }
                     if state.end != nil { return state.endResult() }

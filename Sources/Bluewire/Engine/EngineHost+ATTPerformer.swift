@@ -33,7 +33,7 @@ extension EngineHost {
         let id = HostRequestID(nextRequestID)
         nextRequestID &+= 1
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withUnsafeContinuation { continuation in
                 waiters[id] = continuation
                 engine.perform(request, id: id, now: clock.now)
                 drain()

@@ -25,7 +25,10 @@ public actor EngineHost {
     public nonisolated let transport: any HCITransport
     public nonisolated let clock: any HostClock
     var engine: HostEngine
-    var waiters: [HostRequestID: CheckedContinuation<Result<HostCompletion, HostEngineError>, Never>] = [:]
+    /// The callers waiting for their requests' completions. Unsafe continuations, not checked ones
+    /// (a checked one allocates a canary per request): each is resumed exactly once, by whoever
+    /// removes it from this map (its completion, `abandon`, or the end of the host).
+    var waiters: [HostRequestID: UnsafeContinuation<Result<HostCompletion, HostEngineError>, Never>] = [:]
     var nextRequestID: UInt32 = 1
     var observers: [UInt64: AsyncStream<HostEngineEvent>.Continuation] = [:]
     var nextObserverID: UInt64 = 1
@@ -127,7 +130,7 @@ public actor EngineHost {
         guard transportFailure == nil, isOpen else { return .failure(.notRunning) }
         let id = HostRequestID(nextRequestID)
         nextRequestID &+= 1
-        return await withCheckedContinuation { continuation in
+        return await withUnsafeContinuation { continuation in
             waiters[id] = continuation
             engine.perform(request, id: id, now: clock.now)
             drain()

@@ -4,25 +4,33 @@ import Synchronization
 /// operation finishing, a cancellation, or `failAll`. Waiters are resumed without waiting for the
 /// operation itself to stop, which is what guarantees that no caller hangs on a dead connection.
 final class OperationResultBox<Value: Sendable, Failure: Error>: Sendable {
+    /// Unsafe, not checked: a checked continuation allocates a canary per wait (one allocation per
+    /// operation). Each is resumed exactly once, by the one `settle` that finds the box waiting, or
+    /// at once when it is already settled; the lock decides which.
+    private typealias Waiter = UnsafeContinuation<Result<Value, Failure>, Never>
+
     private enum State {
-        case waiting([CheckedContinuation<Result<Value, Failure>, Never>])
+        /// The usual one awaiting task in `first`, so that it needs no array (an array grown from
+        /// empty was one allocation per operation); any other in `more`.
+        case waiting(first: Waiter?, more: [Waiter])
         case settled(Result<Value, Failure>)
     }
 
-    private let state = Mutex<State>(.waiting([]))
+    private let state = Mutex<State>(.waiting(first: nil, more: []))
 
     init() {}
 
     /// Settles the box; returns false (and changes nothing) if it was already settled.
     @discardableResult
     func settle(_ result: Result<Value, Failure>) -> Bool {
-        let waiters: [CheckedContinuation<Result<Value, Failure>, Never>]? = state.withLock { state in
-            guard case .waiting(let waiters) = state else { return nil }
+        let waiters: (first: Waiter?, more: [Waiter])? = state.withLock { state in
+            guard case .waiting(let first, let more) = state else { return nil }
             state = .settled(result)
-            return waiters
+            return (first, more)
         }
         guard let waiters else { return false }
-        for waiter in waiters { waiter.resume(returning: result) }
+        waiters.first?.resume(returning: result)
+        for waiter in waiters.more { waiter.resume(returning: result) }
         return true
     }
 
@@ -35,12 +43,15 @@ final class OperationResultBox<Value: Sendable, Failure: Error>: Sendable {
 
     /// The outcome, once settled.
     func result() async -> Result<Value, Failure> {
-        await withCheckedContinuation { continuation in
+        await withUnsafeContinuation { continuation in
             let ready: Result<Value, Failure>? = state.withLock { state in
                 switch state {
-                case .waiting(var waiters):
-                    waiters.append(continuation)
-                    state = .waiting(waiters)
+                case .waiting(nil, let more):
+                    state = .waiting(first: continuation, more: more)
+                    return nil
+                case .waiting(let first, var more):
+                    more.append(continuation)
+                    state = .waiting(first: first, more: more)
                     return nil
                 case .settled(let result):
                     return result

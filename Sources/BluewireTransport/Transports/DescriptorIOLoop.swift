@@ -19,10 +19,14 @@ final class DescriptorIOLoop: Sendable {
         case packetPerRead
     }
 
+    /// A send the kernel did not take whole. Its completion is an unsafe continuation, not a checked
+    /// one (which allocates a canary on every send, written at once or not): it is resumed exactly
+    /// once, by whoever takes the write out of `pending` (`flushPending` or `shutDown`), or at once by
+    /// `send` when it was never queued.
     private struct PendingWrite {
         var bytes: [UInt8]
         var written: Int
-        let completion: CheckedContinuation<Result<Void, TransportError>, Never>
+        let completion: UnsafeContinuation<Result<Void, TransportError>, Never>
     }
 
     private enum Phase { case open, closing, closed }
@@ -66,7 +70,7 @@ final class DescriptorIOLoop: Sendable {
 
     func send(_ packet: HCIPacket) async throws(TransportError) {
         let bytes = packet.h4Bytes
-        let result: Result<Void, TransportError> = await withCheckedContinuation { completion in
+        let result: Result<Void, TransportError> = await withUnsafeContinuation { completion in
             let immediate: Result<Void, TransportError>? = state.withLock { state in
                 guard state.phase == .open else { return .failure(state.failure ?? .closed) }
                 var written = 0
@@ -207,7 +211,7 @@ final class DescriptorIOLoop: Sendable {
 
     /// Writes queued packets until done or the kernel buffer is full; completes finished sends.
     private func flushPending() -> TransportError? {
-        var completed: [CheckedContinuation<Result<Void, TransportError>, Never>] = []
+        var completed: [UnsafeContinuation<Result<Void, TransportError>, Never>] = []
         let error: TransportError? = state.withLock { state in
             while !state.pending.isEmpty {
                 let written: Int
