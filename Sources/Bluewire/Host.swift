@@ -57,8 +57,8 @@ public actor BluetoothHost {
     nonisolated let notificationRoutes = ShellNotificationRoutes()
 
     /// One serial executor for the host and its engine, so the host reaches the engine's state
-    /// synchronously (`assumeIsolated`, or `onSharedExecutor(passing:_:)` where the call needs
-    /// values: it allocates no closure context) and a call between them does not change threads.
+    /// synchronously (`onSharedExecutor`, which unlike `assumeIsolated` allocates nothing per call)
+    /// and a call between them does not change threads.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { engineHost.unownedExecutor }
 
     enum Phase: Equatable {

@@ -6,9 +6,9 @@ extension Actor {
     /// (Host.swift). `assumeIsolated` takes a non-escaping closure and makes it escaping to call it as
     /// nonisolated (`withoutActuallyEscaping`), which cost two allocations per call, whether the
     /// closure captured anything or not (heaptrack, on a loop of calls between two actors sharing an
-    /// executor). Here `operation` is escaping from the start and
-    /// should capture nothing: the compiler then passes it without a context, and the call allocates
-    /// nothing. Traps, as `assumeIsolated` does, when not on this actor's executor.
+    /// executor). Here `operation` is escaping from the start and should capture nothing: the compiler
+    /// then passes it without a context, and the call allocates nothing. Traps, as `assumeIsolated`
+    /// does, when not on this actor's executor.
     @inline(__always)
     package nonisolated func onSharedExecutor<Argument, Value>(
         passing argument: Argument, _ operation: @escaping (isolated Self, Argument) -> Value
@@ -17,9 +17,7 @@ extension Actor {
         // The same cast `assumeIsolated` makes: the isolated parameter is an ordinary one in the ABI.
         return unsafeBitCast(operation, to: ((Self, Argument) -> Value).self)(self, argument)
     }
-}
 
-extension Actor {
     /// `onSharedExecutor(passing:_:)` for a call that needs nothing but the actor.
     @inline(__always)
     package nonisolated func onSharedExecutor<Value>(_ operation: @escaping (isolated Self) -> Value) -> Value {

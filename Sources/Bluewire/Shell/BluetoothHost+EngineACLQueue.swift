@@ -25,7 +25,8 @@ extension BluetoothHost {
         }
     }
 
-    /// `performNow` from an async method of this host (the two share the executor).
+    /// `performNow` from this host's executor, which the engine host shares: every request the shell
+    /// hands over synchronously goes through here.
     func enginePerformNow(_ engineHost: EngineHost, _ request: HostRequest) -> Result<HostCompletion, HostEngineError>? {
         engineHost.onSharedExecutor(passing: request) { $0.performNow($1) }
     }

@@ -43,7 +43,7 @@ extension BluetoothHost {
     }
 
     func engineCancelConnect() {
-        _ = engineHost.onSharedExecutor { $0.performNow(.cancelConnect) }
+        _ = enginePerformNow(engineHost, .cancelConnect)
     }
 
     /// `disconnect(handle:reason:)`: done at the link's Disconnection Complete.

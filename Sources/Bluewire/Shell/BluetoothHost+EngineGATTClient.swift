@@ -47,7 +47,7 @@ extension BluetoothHost {
             let state = engineHost.onSharedExecutor(passing: link.peer) { $0.engine.state(of: $1) }
             throw .refused(ConnectionTriggerRefused(state: state, trigger: trigger))
         }
-        switch engineHost.onSharedExecutor(passing: request, { $0.performNow($1) }) {
+        switch enginePerformNow(engineHost, request) {
         case .success, nil: return
         case .failure(let error): throw engineGATTError(error, handle: handle, disconnection: link.gattClient?.disconnection)
         }

@@ -35,7 +35,7 @@ extension BluetoothHost {
         nextObserverID += 1
         shell.peerObservers[address, default: [:]][id] = continuation
         // Registered first, so the StartScan of a peer that becomes known while a scan runs is reported.
-        _ = engineHost.onSharedExecutor(passing: HostRequest.watch(address)) { $0.performNow($1) }
+        _ = enginePerformNow(engineHost, .watch(address))
         continuation.onTermination = { _ in Task { await self.endEnginePeerObserver(address, id) } }
         return stream
     }
@@ -46,7 +46,7 @@ extension BluetoothHost {
     }
 
     func engineReset(_ engineHost: EngineHost, _ address: BluetoothAddress) throws(HostError) {
-        switch engineHost.onSharedExecutor(passing: HostRequest.reset(address), { $0.performNow($1) }) {
+        switch enginePerformNow(engineHost, .reset(address)) {
         case .failure(let error)?: throw HostError(engine: error, peer: address)
         case .success?, nil: return
         }

@@ -30,9 +30,7 @@ extension BluetoothHost {
         }
         // Before the request, so the StartScan it fires reaches `onTransition`.
         shell.scan = ShellScan(id: id, registration: registration, onTransition: onTransition)
-        let started = engineHost.onSharedExecutor(passing: HostRequest.startScan(parameters, filter: filter, duration: duration)) {
-            $0.performNow($1)
-        }
+        let started = enginePerformNow(engineHost, .startScan(parameters, filter: filter, duration: duration))
         if case .failure(let error)? = started {
             shell.scan = nil
             return ScanResults(registration: .failed(engineHostError(error)))
@@ -49,7 +47,7 @@ extension BluetoothHost {
     }
 
     func engineResetScan(_ engineHost: EngineHost) throws(HostError) {
-        if case .failure(let error)? = engineHost.onSharedExecutor({ $0.performNow(.resetScan) }) {
+        if case .failure(let error)? = enginePerformNow(engineHost, .resetScan) {
             throw engineHostError(error)
         }
     }

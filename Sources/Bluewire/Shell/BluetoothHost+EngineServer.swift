@@ -35,7 +35,7 @@ extension BluetoothHost {
     /// `notify`: the engine's `.notify`, which completes at once with the
     /// connections it sent the notification on.
     func engineNotify(_ engineHost: EngineHost, _ valueHandle: UInt16, value: [UInt8], to connection: UInt16?) throws(PeripheralError) -> [UInt16] {
-        switch engineHost.onSharedExecutor(passing: HostRequest.notify(valueHandle: valueHandle, value: value, connection: connection), { $0.performNow($1) }) {
+        switch enginePerformNow(engineHost, .notify(valueHandle: valueHandle, value: value, connection: connection)) {
         case .success(.notified(let connections))?: return connections
         case .failure(.server(let error))?: throw .server(error)
         // A closed host has no central to notify.

@@ -35,7 +35,7 @@ extension BluetoothHost {
     /// has taken what it queued.
     func stopATTStream(on connection: UInt16, _ pdu: ATTStream.PDU, link identity: LinkIdentity? = nil) {
         guard isLink(connection, identity) else { return }
-        _ = engineHost.onSharedExecutor(passing: HostRequest.stopATTStream(connection: connection, pdu)) { $0.performNow($1) }
+        _ = enginePerformNow(engineHost, .stopATTStream(connection: connection, pdu))
     }
 
     /// Values the running stream of `pdu` on `connection` has handed to the ACL queue; nil when none
