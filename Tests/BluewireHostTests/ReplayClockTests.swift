@@ -54,7 +54,7 @@ struct ReplayClockTests {
         capture.command(ReplayCapture.reset)
         capture.event(ReplayCapture.resetComplete, after: 5_000)
         capture.command(ReplayCapture.readLocalVersion)  // recorded 1 ms after the Command Complete
-        let transport = ReplayTransport(script: try capture.script)
+        let transport = ReplayTransport(script: try capture.script, options: .init(quiescence: .milliseconds(50)))
         let clock = transport.clock
         #expect(clock.now == .zero)
         var iterator = transport.inbound.makeAsyncIterator()
@@ -67,6 +67,29 @@ struct ReplayClockTests {
         // One due after it fires once nothing else happens (a host that diverged times out, not hangs).
         try await clock.sleep(until: MonotonicInstant(microseconds: 2_000_000))
         #expect(clock.now == MonotonicInstant(microseconds: 2_000_000))
+    }
+
+    /// The host arms a command's timeout at the end of the drain that queued the command, before its
+    /// writer task hands the command to the transport. With no real-time grace at all, a clock that
+    /// counted that moment as idle would fire the timeout at once (the recording host sent its next
+    /// packet, this very command, long before the deadline), and `start()` would fail with "no response".
+    @Test("with no real-time grace, bring-up replays: a command on its way to the transport keeps the host busy",
+          arguments: 0..<10)
+    func queuedOutputKeepsTheHostBusy(run: Int) async throws {
+        let url = ReplayFixtures.captures.appendingPathComponent(ReplayHostBringUpTests.captureName)
+        let records = try ReplayHostBringUpTests.records(url)
+        let transport = ReplayTransport(script: ReplayScript(records: records), options: .init(strict: true, quiescence: .zero))
+        let host = BluetoothHost(
+            transport: transport, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress),
+            clock: transport.hostClock)
+        let started: Result<ControllerInfo, HostError>
+        do throws(HostError) { started = .success(try await host.start()) } catch { started = .failure(error) }
+        await host.close()
+        #expect(throws: Never.self, "run \(run)") { try started.get() }
+        try await transport.verify()
+        #expect(await transport.unsentPackets.isEmpty)
+        let span = try #require(records.last).timestamp - (try #require(records.first).timestamp)
+        #expect(transport.clock.now.microseconds <= span, "no timer moved time past the capture's end")
     }
 
     @Test("a received packet later than several timers fires them all, earliest first, at the packet's time")

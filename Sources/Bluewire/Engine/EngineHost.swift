@@ -42,6 +42,8 @@ public actor EngineHost {
     /// The clock is the machine's: a timer left sleeping past the need for it is invisible, so it is
     /// kept rather than replaced on every ATT request (EngineHost+Timer).
     let keepsEarlierTimer: Bool
+    /// The clock, when it wants to know what the host is still doing (`HostActivityTrackingClock`).
+    nonisolated let activityTracker: (any HostActivityTrackingClock)?
     var isOpen = false
     /// The `L2CAPChannel`s and listeners the engine's channel events go to (EngineHost+Channels).
     var channelRouter = EngineChannelRouter()
@@ -75,6 +77,7 @@ public actor EngineHost {
         self.transport = transport
         self.clock = clock
         keepsEarlierTimer = clock is SystemHostClock
+        activityTracker = clock as? any HostActivityTrackingClock
         engine = HostEngine(configuration: configuration)
         (outboundPackets, outbound) = AsyncStream<HCIPacket>.makeStream(bufferingPolicy: .unbounded)
     }
@@ -152,12 +155,15 @@ public actor EngineHost {
     func open() {
         guard readerTask == nil else { return }
         isOpen = true
-        let transport = self.transport, packets = outboundPackets
+        activityTracker?.hostReportsActivity()
+        let transport = self.transport, packets = outboundPackets, tracker = activityTracker
         writerTask = Task { [weak self] in
             for await packet in packets {
                 do throws(TransportError) {
                     try await transport.send(packet)
+                    tracker?.hostHandedOffPacket()
                 } catch {
+                    tracker?.hostHandedOffPacket()
                     await self?.transportEnded(error)
                     return
                 }
@@ -180,6 +186,7 @@ public actor EngineHost {
                 for more in batch { engine.receive(more, now: now) }
                 batch.removeAll(keepingCapacity: true)
                 drain()
+                activityTracker?.hostActedOnInbound()
             }
             transportEnded(.closed)
         } catch {
@@ -196,6 +203,7 @@ public actor EngineHost {
             guard let output = engine.nextOutput() else { break }
             switch output {
             case .send(let packet):
+                activityTracker?.hostQueuedPacket()
                 outbound.yield(packet)
             case .completed(let id, let result):
                 if let waiter = waiters.removeValue(forKey: id) {

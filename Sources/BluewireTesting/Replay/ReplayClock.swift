@@ -7,18 +7,19 @@ import Synchronization
 ///
 /// `now` is the capture time (microseconds since the capture's first packet) of the latest packet the
 /// host received or sent, so a deadline the host computes lands where the recording host's did. When
-/// the replay waits for the host's next packet and the host has received everything released, the
-/// host can only be waiting for a timer: the clock then jumps to the earliest sleeper's deadline, at
-/// once if the recording host sent its next packet after that deadline (its timer fired first too),
-/// otherwise after `quiescence` of real time without any activity (a host whose response diverged
-/// from the capture then times out quickly instead of hanging).
+/// the replay waits for the host's next packet, the host has received everything released and has
+/// nothing on its way to the transport (it tells this clock of each packet it queues,
+/// `HostActivityTrackingClock`), the host can only be waiting for a timer: the clock then jumps to the
+/// earliest sleeper's deadline, at once if the recording host sent its next packet after that
+/// deadline (its timer fired first too), otherwise after `quiescence` of real time without any
+/// activity (a host whose response diverged from the capture then fails instead of hanging).
 ///
 /// Time and the host's sleepers live in a `TestClock`, the same virtual clock tests advance by hand,
 /// so sleepers wake in deadline order exactly as they do in a test; this type only decides when the
 /// replay moves that clock. The two real-time waits (`quiescence` and the idle report) are not guesses
 /// about when tasks are done: they detect a host that diverged from the capture, or that waits for a
 /// signal the capture cannot contain, which no amount of capture time explains.
-public final class ReplayClock: HostClock, Sendable {
+public final class ReplayClock: HostActivityTrackingClock, Sendable {
     struct State {
         /// Capture timestamp that counts as time zero.
         var origin: Int64?
@@ -39,12 +40,24 @@ public final class ReplayClock: HostClock, Sendable {
 
         /// Released packets the transport holds back (capture pacing) and will deliver later.
         var deliveriesPending = false
+        /// Whether the host reports its activity (`HostActivityTrackingClock`); a test that reads the
+        /// transport by hand does not, and is idle as soon as it has received everything.
+        var hostReportsActivity = false
+        /// The host took packets and has not yet said it acted on them.
+        var inboundUnacted = false
+        /// Packets the host has queued for the transport's `send` and not yet handed off: the host is
+        /// not idle while it is still writing.
+        var outputPending = 0
+        /// Nothing on its way in or out, in the replay or in the host.
+        var nothingInTransit: Bool {
+            !deliveriesPending && inFlightHead == inFlight.count && !inboundUnacted && outputPending == 0
+        }
 
-        var hostIsIdle: Bool { waitingForHost && !deliveriesPending && inFlightHead == inFlight.count }
+        var hostIsIdle: Bool { waitingForHost && nothingInTransit }
         /// The host has received everything and waits on no timer: only something from outside (a
         /// signal) can make it act, whether or not the capture expects more from it.
         func hostIsWaitingForTheWorld(hasSleepers: Bool) -> Bool {
-            !deliveriesPending && inFlightHead == inFlight.count && !hasSleepers
+            nothingInTransit && !hasSleepers
         }
 
         mutating func offset(_ timestamp: Int64) -> MonotonicInstant? {
@@ -58,10 +71,18 @@ public final class ReplayClock: HostClock, Sendable {
     let state = Mutex(State())
     /// The capture's time and the host's sleepers; only this type advances it.
     let time = TestClock()
-    /// Real time without activity after which an idle host's timers are fired regardless.
+    /// Real time without activity after which an idle host's earliest timer is fired although the
+    /// recording host sent its next packet before that deadline. Only a host that diverged from the
+    /// capture (or an application that stalls this long between two of its requests) gets there: a
+    /// replay that follows its capture never needs it.
     public let quiescence: Duration
 
-    public init(quiescence: Duration = .milliseconds(50)) {
+    /// One second: long enough that a loaded machine's scheduling does not pass for a divergence
+    /// (50 ms did, once: an application between two requests), short enough that a diverged host fails
+    /// fast instead of hanging.
+    public static let defaultQuiescence: Duration = .seconds(1)
+
+    public init(quiescence: Duration = ReplayClock.defaultQuiescence) {
         self.quiescence = quiescence
     }
 
@@ -80,6 +101,35 @@ public final class ReplayClock: HostClock, Sendable {
     /// Suspends until at least `count` tasks are asleep on this clock (see `TestClock.waitForSleepers`).
     public func waitForSleepers(count: Int = 1) async {
         await time.waitForSleepers(count: count)
+    }
+
+    // MARK: Told by the host (HostActivityTrackingClock)
+
+    public func hostReportsActivity() {
+        state.withLock { $0.hostReportsActivity = true }
+    }
+
+    public func hostActedOnInbound() {
+        state.withLock { state in
+            state.inboundUnacted = false
+            state.activity += 1
+        }
+        settle()
+    }
+
+    public func hostQueuedPacket() {
+        state.withLock { state in
+            state.outputPending += 1
+            state.activity += 1
+        }
+    }
+
+    public func hostHandedOffPacket() {
+        state.withLock { state in
+            state.outputPending -= 1
+            state.activity += 1
+        }
+        settle()
     }
 
     // MARK: Driven by the replay transport
@@ -116,6 +166,7 @@ public final class ReplayClock: HostClock, Sendable {
                 state.inFlight.removeAll(keepingCapacity: true)
                 state.inFlightHead = 0
             }
+            if state.hostReportsActivity { state.inboundUnacted = true }
             state.activity += 1
             return instant
         }

@@ -38,11 +38,19 @@ public actor ReplayTransport: HCITransport {
         public var strict: Bool
         /// Whether `inbound` finishes once the capture is exhausted (else it stays open until `close()`).
         public var finishWhenExhausted: Bool
+        /// How long in real time an idle host may go without sending the packet the capture has it send
+        /// before one of its timers that the recording host never reached is fired anyway
+        /// (`ReplayClock.quiescence`): the time a host that diverged from the capture takes to fail.
+        public var quiescence: Duration
 
-        public init(pacing: Pacing = .hostDriven, strict: Bool = false, finishWhenExhausted: Bool = true) {
+        public init(
+            pacing: Pacing = .hostDriven, strict: Bool = false, finishWhenExhausted: Bool = true,
+            quiescence: Duration = ReplayClock.defaultQuiescence
+        ) {
             self.pacing = pacing
             self.strict = strict
             self.finishWhenExhausted = finishWhenExhausted
+            self.quiescence = quiescence
         }
     }
 
@@ -68,7 +76,7 @@ public actor ReplayTransport: HCITransport {
     /// A replay of `script`. Controller packets that no host packet precedes are released at once.
     public init(script: ReplayScript, options: Options = Options()) {
         let (packets, continuation) = HCIInboundPackets.makeStream()
-        let clock = ReplayClock()
+        let clock = ReplayClock(quiescence: options.quiescence)
         clock.start(at: script.packets.first?.timestamp)
         inbound = packets.observing { [clock] _ in clock.received() }
         self.clock = clock
