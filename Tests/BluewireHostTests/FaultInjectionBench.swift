@@ -26,6 +26,8 @@ struct FaultBench {
     let centralTransport: ObservedVirtualTransport
     let peripheralTransport: ObservedVirtualTransport
     let fixture: FaultDatabase
+    /// Poked by both transports, both hosts and the tests' flags: what `settleQuiet` wakes on.
+    let signal: BenchSignal
 
     static func make(
         commandTimeout: TimeSpan = .seconds(2), centralMTU: UInt16 = 517
@@ -34,8 +36,9 @@ struct FaultBench {
         let link = VirtualLink(clock: clock, timing: .immediate)
         let centralController = link.addController(publicAddress: VirtualAddress.centralPublic)
         let peripheralController = link.addController(publicAddress: VirtualAddress.peripheralPublic)
-        let centralTransport = ObservedVirtualTransport(controller: centralController)
-        let peripheralTransport = ObservedVirtualTransport(controller: peripheralController)
+        let signal = BenchSignal()
+        let centralTransport = ObservedVirtualTransport(controller: centralController, signal: signal)
+        let peripheralTransport = ObservedVirtualTransport(controller: peripheralController, signal: signal)
         let central = BluetoothHost(
             transport: centralTransport,
             configuration: HostConfiguration(
@@ -45,6 +48,8 @@ struct FaultBench {
             transport: peripheralTransport,
             configuration: HostConfiguration(randomAddress: peripheralAddress, commandTimeout: commandTimeout),
             clock: clock, logger: .provokedFailure)
+        signal.watchDiagnostics(of: central)
+        signal.watchDiagnostics(of: peripheral)
         try await central.start()
         try await peripheral.start()
         let fixture = try FaultDatabase()
@@ -53,7 +58,7 @@ struct FaultBench {
         return FaultBench(
             clock: clock, link: link, centralController: centralController, peripheralController: peripheralController,
             central: central, peripheral: peripheral, centralTransport: centralTransport,
-            peripheralTransport: peripheralTransport, fixture: fixture)
+            peripheralTransport: peripheralTransport, fixture: fixture, signal: signal)
     }
 
     /// Connects the central to the peripheral once the peripheral advertises again (it resumes after
@@ -69,26 +74,33 @@ struct FaultBench {
         link.connections.first { $0.centralHandle == handle }?.isLost ?? true
     }
 
-    /// Waits until nothing moves without virtual time: each host has handled every packet its
-    /// controller delivered, every ACL packet it handed out (and has not seen completed) is in its
-    /// controller's buffers (none is still in its writer task), and `condition` holds.
+    /// Waits until nothing moves without virtual time: each host has taken and acted on every packet
+    /// its controller delivered, and handed its controller every packet it queued (none is still in
+    /// its writer task), so every ACL packet it has not seen completed is in its controller's buffers;
+    /// and `condition` holds.
     ///
     /// Only then may a test advance the clock: a packet a host sent before it could know the link was
-    /// gone must not reach the controller after the handle was freed.
+    /// gone must not reach the controller after the handle was freed. The wait wakes on `signal`
+    /// (`BenchSignal`): the transports report every step of the hosts' packets, the hosts every drain,
+    /// and the tests' flags their changes, so the condition is re-checked when it may have changed and
+    /// at no other time.
     func settleQuiet(_ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async -> Bool = { true }) async throws {
-        try await settle(what, sourceLocation: sourceLocation) {
+        try await settle(what, on: signal, sourceLocation: sourceLocation) {
             // Read before the diagnostics: a host handles a packet in the same actor job that takes it.
-            let handled = centralTransport.isDrained && peripheralTransport.isDrained
+            guard centralTransport.isQuiet && peripheralTransport.isQuiet else { return false }
             let c = await central.diagnostics.aclPacketsInFlight, p = await peripheral.diagnostics.aclPacketsInFlight
-            guard handled, c == centralController.aclBuffersInUse, p == peripheralController.aclBuffersInUse else { return false }
+            guard c == centralController.aclBuffersInUse, p == peripheralController.aclBuffersInUse else { return false }
             return await condition()
         }
     }
 
     /// Waits until both hosts hold nothing for any connection and no host timer sleeps on the clock.
+    ///
+    /// The one wait here that polls (`pollOrReport`): a GATT session's end is its object's release,
+    /// and a timer's end the cancelled task's removal from the clock, and neither pokes `signal`.
     func expectNothingLeaks(_ context: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let central = self.central, peripheral = self.peripheral, clock = self.clock
-        let clean = await settleOrReport {
+        let clean = await pollOrReport {
             let c = await central.diagnostics, p = await peripheral.diagnostics
             return c.holdsNoConnectionState && c.liveGATTSessions == 0
                 && p.holdsNoConnectionState && p.liveGATTSessions == 0 && clock.sleeperCount == 0
@@ -112,40 +124,82 @@ struct FaultBench {
     }
 }
 
-/// `VirtualTransport`, counting the packets the controller delivered and the packets the Host took,
-/// so that a test can tell when a host has handled everything (`FaultBench.settleQuiet`).
-final class ObservedVirtualTransport: HCITransport {
+/// `VirtualTransport`, following each packet from the controller through the Host and back
+/// (`HostActivityObservingTransport`), so that a test can tell when a host has handled everything
+/// (`FaultBench.settleQuiet`); every step pokes `signal`.
+final class ObservedVirtualTransport: HostActivityObservingTransport {
     let controller: VirtualController
     let inbound: HCIInboundPackets
+    let signal: BenchSignal
     private let continuation: HCIInboundPackets.Continuation
-    private final class Counts: Sendable {
-        let state = Mutex((delivered: 0, taken: 0, closed: false))
+    private struct Counts {
+        var delivered = 0
+        var taken = 0
+        var closed = false
+        /// The host reports its activity (it opened): until then, taking a packet is acting on it.
+        var reporting = false
+        /// The host took packets and has not yet said it acted on them.
+        var unacted = false
+        /// Packets the host queued for `send` and has not handed off.
+        var queued = 0
     }
 
-    private let counts = Counts()
+    private final class Box: Sendable {
+        let counts = Mutex(Counts())
+    }
 
-    init(controller: VirtualController) {
+    private let box = Box()
+
+    init(controller: VirtualController, signal: BenchSignal = BenchSignal()) {
         self.controller = controller
+        self.signal = signal
         let (packets, continuation) = HCIInboundPackets.makeStream()
         self.continuation = continuation
-        let counts = self.counts
-        inbound = packets.observing { _ in counts.state.withLock { $0.taken += 1 } }
+        let box = self.box
+        inbound = packets.observing { _ in
+            box.counts.withLock { counts in
+                counts.taken += 1
+                if counts.reporting { counts.unacted = true }
+            }
+            signal.poke()
+        }
         controller.setOutputHandler { packet in
-            counts.state.withLock { $0.delivered += 1 }
+            box.counts.withLock { $0.delivered += 1 }
             continuation.yield(packet)
+            signal.poke()
         }
     }
 
-    /// Whether the consumer has taken every packet delivered so far.
-    var isDrained: Bool { counts.state.withLock { $0.delivered == $0.taken } }
+    /// Whether the host has taken and acted on every packet delivered so far, and handed off every
+    /// packet it queued.
+    var isQuiet: Bool {
+        box.counts.withLock { $0.delivered == $0.taken && !$0.unacted && $0.queued == 0 }
+    }
+
+    func hostReportsActivity() { box.counts.withLock { $0.reporting = true } }
+
+    func hostActedOnInbound() {
+        box.counts.withLock { $0.unacted = false }
+        signal.poke()
+    }
+
+    func hostQueuedPacket() {
+        box.counts.withLock { $0.queued += 1 }
+        signal.poke()
+    }
+
+    func hostHandedOffPacket() {
+        box.counts.withLock { $0.queued -= 1 }
+        signal.poke()
+    }
 
     func send(_ packet: HCIPacket) async throws(TransportError) {
-        guard !counts.state.withLock({ $0.closed }) else { throw .closed }
+        guard !box.counts.withLock({ $0.closed }) else { throw .closed }
         controller.receive(hostPacket: packet)
     }
 
     func close() async {
-        let first = counts.state.withLock { counts in
+        let first = box.counts.withLock { counts in
             defer { counts.closed = true }
             return !counts.closed
         }
@@ -191,18 +245,24 @@ struct FaultDatabase {
     }
 }
 
-/// A flag a task sets when it ends, readable without awaiting the task.
+/// A flag a task sets when it ends, readable without awaiting the task; setting it pokes `signal`
+/// (a bench's, when a wait reads the flag).
 final class Completion: Sendable {
     private let done = Mutex(false)
+    let signal: BenchSignal?
+    init(signal: BenchSignal? = nil) { self.signal = signal }
     var isDone: Bool { done.withLock { $0 } }
-    func finish() { done.withLock { $0 = true } }
+    func finish() {
+        done.withLock { $0 = true }
+        signal?.poke()
+    }
 }
 
-/// Waits, without moving virtual time, until `condition` holds: the hosts, operation queues and
-/// streams run on other tasks, so this yields to them, and only if they take long naps 1 ms of wall
-/// time. Returns false after 10 s of wall time.
-func settleOrReport(_ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(10)
+/// Polls `condition` without moving virtual time, for what nothing signals (an object's release, a
+/// cancelled timer's removal): yields to the other tasks, and after 64 rounds naps 1 ms of wall time.
+/// Returns false after `benchWaitLimit` of wall time. Every other bench wait is `settle`.
+func pollOrReport(_ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + benchWaitLimit
     var rounds = 0
     while !(await condition()) {
         guard ContinuousClock.now < deadline else { return false }
@@ -214,14 +274,4 @@ func settleOrReport(_ condition: () async -> Bool) async -> Bool {
         }
     }
     return true
-}
-
-/// `settleOrReport`, recording an issue naming `what` (and throwing) if the condition never holds.
-func settle(
-    _ what: String, sourceLocation: SourceLocation = #_sourceLocation, until condition: () async -> Bool
-) async throws {
-    guard await settleOrReport(condition) else {
-        Issue.record("never happened: \(what)", sourceLocation: sourceLocation)
-        throw CancellationError()
-    }
 }

@@ -130,7 +130,7 @@ struct FaultInjectionControllerTests {
         let name = try #require(try await gatt.discoverServices(uuid: .genericAccess).first)
         let deviceName = try #require(try await gatt.discoverCharacteristics(of: name).first)
         // The scan runs (its commands are done) once it reports the advertising peripheral.
-        let scanning = Completion()
+        let scanning = Completion(signal: bench.signal)
         let scan = Task { () async throws -> Int in
             var seen = 0
             for try await _ in await bench.central.scan() {

@@ -36,10 +36,18 @@ struct FaultInjectionLinkLossTests {
         let value: [UInt8]
         private let received = Mutex<[[UInt8]]>([])
         private let waiting = Mutex(false)
-        init(value: [UInt8]) { self.value = value }
+        /// Poked when the procedure starts waiting for notifications (a bench wait reads that).
+        let signal: BenchSignal?
+        init(value: [UInt8], signal: BenchSignal? = nil) {
+            self.value = value
+            self.signal = signal
+        }
         func record(_ value: [UInt8]) { received.withLock { $0.append(value) } }
         var receivedSoFar: [[UInt8]] { received.withLock { $0 } }
-        func waitsForNotifications() { waiting.withLock { $0 = true } }
+        func waitsForNotifications() {
+            waiting.withLock { $0 = true }
+            signal?.poke()
+        }
         var isWaitingForNotifications: Bool { waiting.withLock { $0 } }
     }
 
@@ -142,10 +150,10 @@ struct FaultInjectionLinkLossTests {
         let gatt = await connection.gatt
         let transitions = gatt.transitions()
         let valueBefore = await bench.peripheral.value(of: bench.fixture.long.valueHandle)
-        let attempt = Attempt(value: value(forAttempt: k, side))
+        let attempt = Attempt(value: value(forAttempt: k, side), signal: bench.signal)
         (side == .central ? bench.centralController : bench.peripheralController).faults.dropLinkAfterACLPackets = k
         let start = bench.clock.monotonicNow
-        let done = Completion()
+        let done = Completion(signal: bench.signal)
         let running = Task {
             defer { done.finish() }
             return try await procedure.run(connection, bench, attempt)
@@ -215,7 +223,7 @@ struct FaultInjectionLinkLossTests {
         _ procedure: Procedure, _ bench: FaultBench, k: Int, side: Side, clean: Outcome, _ context: String
     ) async throws {
         let connection = try await bench.connect()
-        let attempt = Attempt(value: value(forAttempt: k + 1000, side))
+        let attempt = Attempt(value: value(forAttempt: k + 1000, side), signal: bench.signal)
         let outcome = try await procedure.run(connection, bench, attempt)
         switch clean {
         case .written: #expect(outcome == .written(attempt.value), "\(context): after reconnecting")

@@ -23,19 +23,23 @@ struct HostileBench {
     let hostileHandle: UInt16
     let hostile: RawATTCentral
     let fixture: HostileDatabase
+    /// Poked by the peripheral's transport and host (`settleQuiet`).
+    let signal: BenchSignal
 
     static func make() async throws -> HostileBench {
         let clock = TestClock()
         let link = VirtualLink(clock: clock, timing: .immediate)
         let peripheralController = link.addController(publicAddress: VirtualAddress.peripheralPublic)
         let goodController = link.addController(publicAddress: VirtualAddress.centralPublic)
-        let peripheralTransport = ObservedVirtualTransport(controller: peripheralController)
+        let signal = BenchSignal()
+        let peripheralTransport = ObservedVirtualTransport(controller: peripheralController, signal: signal)
         let peripheral = BluetoothHost(
             transport: peripheralTransport, configuration: HostConfiguration(randomAddress: peripheralAddress),
             clock: clock, logger: .provokedFailure)
         let good = BluetoothHost(
             transport: VirtualTransport(controller: goodController), configuration: HostConfiguration(randomAddress: goodAddress),
             clock: clock)
+        signal.watchDiagnostics(of: peripheral)
         try await peripheral.start()
         try await good.start()
         let fixture = try HostileDatabase()
@@ -55,13 +59,14 @@ struct HostileBench {
         return HostileBench(
             clock: clock, peripheralController: peripheralController, goodController: goodController,
             peripheralTransport: peripheralTransport, peripheral: peripheral, good: good, goodConnection: goodConnection,
-            goodHandle: goodHandle, hostileHandle: hostileHandle, hostile: hostile, fixture: fixture)
+            goodHandle: goodHandle, hostileHandle: hostileHandle, hostile: hostile, fixture: fixture, signal: signal)
     }
 
-    /// Waits until the peripheral has handled everything delivered to it and its packets are out.
+    /// Waits until the peripheral has handled everything delivered to it and its packets are out,
+    /// re-checking at each poke of `signal` (`BenchSignal`).
     func settleQuiet() async throws {
-        try await settle("the peripheral is quiet") {
-            let handled = peripheralTransport.isDrained
+        try await settle("the peripheral is quiet", on: signal) {
+            let handled = peripheralTransport.isQuiet
             let d = await peripheral.diagnostics
             return handled && d.aclPacketsInFlight == peripheralController.aclBuffersInUse && d.aclPacketsQueued == 0
         }

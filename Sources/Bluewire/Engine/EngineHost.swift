@@ -42,8 +42,8 @@ public actor EngineHost {
     /// The clock is the machine's: a timer left sleeping past the need for it is invisible, so it is
     /// kept rather than replaced on every ATT request (EngineHost+Timer).
     let keepsEarlierTimer: Bool
-    /// The clock, when it wants to know what the host is still doing (`HostActivityTrackingClock`).
-    nonisolated let activityTracker: (any HostActivityTrackingClock)?
+    /// The transport, when it wants to know what the host is still doing (`HostActivityObservingTransport`).
+    nonisolated let activityTracker: (any HostActivityObservingTransport)?
     var isOpen = false
     /// The `L2CAPChannel`s and listeners the engine's channel events go to (EngineHost+Channels).
     var channelRouter = EngineChannelRouter()
@@ -77,7 +77,7 @@ public actor EngineHost {
         self.transport = transport
         self.clock = clock
         keepsEarlierTimer = clock is SystemHostClock
-        activityTracker = clock as? any HostActivityTrackingClock
+        activityTracker = transport as? any HostActivityObservingTransport
         engine = HostEngine(configuration: configuration)
         (outboundPackets, outbound) = AsyncStream<HCIPacket>.makeStream(bufferingPolicy: .unbounded)
     }

@@ -8,8 +8,8 @@ import Synchronization
 /// `now` is the capture time (microseconds since the capture's first packet) of the latest packet the
 /// host received or sent, so a deadline the host computes lands where the recording host's did. When
 /// the replay waits for the host's next packet, the host has received everything released and has
-/// nothing on its way to the transport (it tells this clock of each packet it queues,
-/// `HostActivityTrackingClock`), the host can only be waiting for a timer: the clock then jumps to the
+/// nothing on its way to the transport (the host tells its `ReplayTransport`, which tells this clock:
+/// `HostActivityObservingTransport`), the host can only be waiting for a timer: the clock then jumps to the
 /// earliest sleeper's deadline, at once if the recording host sent its next packet after that
 /// deadline (its timer fired first too), otherwise after `quiescence` of real time without any
 /// activity (a host whose response diverged from the capture then fails instead of hanging).
@@ -19,7 +19,7 @@ import Synchronization
 /// replay moves that clock. The two real-time waits (`quiescence` and the idle report) are not guesses
 /// about when tasks are done: they detect a host that diverged from the capture, or that waits for a
 /// signal the capture cannot contain, which no amount of capture time explains.
-public final class ReplayClock: HostActivityTrackingClock, Sendable {
+public final class ReplayClock: HostClock, Sendable {
     struct State {
         /// Capture timestamp that counts as time zero.
         var origin: Int64?
@@ -40,7 +40,7 @@ public final class ReplayClock: HostActivityTrackingClock, Sendable {
 
         /// Released packets the transport holds back (capture pacing) and will deliver later.
         var deliveriesPending = false
-        /// Whether the host reports its activity (`HostActivityTrackingClock`); a test that reads the
+        /// Whether the host reports its activity (`HostActivityObservingTransport`); a test that reads the
         /// transport by hand does not, and is idle as soon as it has received everything.
         var hostReportsActivity = false
         /// The host took packets and has not yet said it acted on them.
@@ -103,13 +103,13 @@ public final class ReplayClock: HostActivityTrackingClock, Sendable {
         await time.waitForSleepers(count: count)
     }
 
-    // MARK: Told by the host (HostActivityTrackingClock)
+    // MARK: Told by the host, through the replay transport (HostActivityObservingTransport)
 
-    public func hostReportsActivity() {
+    func hostReportsActivity() {
         state.withLock { $0.hostReportsActivity = true }
     }
 
-    public func hostActedOnInbound() {
+    func hostActedOnInbound() {
         state.withLock { state in
             state.inboundUnacted = false
             state.activity += 1
@@ -117,14 +117,14 @@ public final class ReplayClock: HostActivityTrackingClock, Sendable {
         settle()
     }
 
-    public func hostQueuedPacket() {
+    func hostQueuedPacket() {
         state.withLock { state in
             state.outputPending += 1
             state.activity += 1
         }
     }
 
-    public func hostHandedOffPacket() {
+    func hostHandedOffPacket() {
         state.withLock { state in
             state.outputPending -= 1
             state.activity += 1

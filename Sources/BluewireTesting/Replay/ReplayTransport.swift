@@ -22,7 +22,7 @@ import BluewireTransport
 /// await host.close()
 /// try await transport.verify()
 /// ```
-public actor ReplayTransport: HCITransport {
+public actor ReplayTransport: HostActivityObservingTransport {
     public struct Options: Sendable {
         /// When released controller packets are delivered.
         public enum Pacing: Sendable {
@@ -156,6 +156,13 @@ public actor ReplayTransport: HCITransport {
     public func onIdle(after delay: Duration = .milliseconds(500), _ handler: @escaping @Sendable () -> Void) {
         clock.onIdle(after: delay, handler)
     }
+
+    // MARK: What the host is still doing, for the clock (HostActivityObservingTransport)
+
+    public nonisolated func hostReportsActivity() { clock.hostReportsActivity() }
+    public nonisolated func hostActedOnInbound() { clock.hostActedOnInbound() }
+    public nonisolated func hostQueuedPacket() { clock.hostQueuedPacket() }
+    public nonisolated func hostHandedOffPacket() { clock.hostHandedOffPacket() }
 
     /// Host packets of the capture not sent so far, in capture order.
     public var unsentPackets: [ReplayPacket] { script.unsentPackets }
