@@ -34,6 +34,7 @@ let package = Package(
         benchmarkTarget("NotificationPath", [
             "Bluewire", "BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT", "BluewireGATT", "BluewireTransport", "BluewireHostEngine",
         ]),
+        benchmarkTarget("TransportSend", ["BluewireCore", "BluewireTransport"]),
         benchmarkTarget("VirtualLinkGoodput", ["Bluewire", "BluewireTesting", "BluewireCore"], local: ["VirtualLinkScene"]),
         // Two hosts streaming notifications, shared by the goodput benchmark and its profiling driver.
         .target(name: "VirtualLinkScene", dependencies: bluewireProducts(["Bluewire", "BluewireTesting", "BluewireCore", "BluewireGATT"]),

@@ -10,12 +10,18 @@ public final class ScriptedStreamServer: Sendable {
         case silent
         /// Send these bytes, then close the connection.
         case sendThenClose([UInt8])
+        /// Read nothing until `startReading()`, so the client's writes fill the kernel's buffers;
+        /// then read everything until the client hangs up (`received`).
+        case stalledReader
     }
 
     public let port: UInt16
     private let listener: Int32
     /// Whether the accepting thread has closed `listener` (after which its number may be reused).
     private let listenerClosed = Mutex(false)
+    private let readGate = DispatchSemaphore(value: 0)
+    private let bytesRead = Mutex<[UInt8]>([])
+    private let readerDone = DispatchSemaphore(value: 0)
 
     public init(_ behaviour: Behaviour) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
@@ -51,12 +57,30 @@ public final class ScriptedStreamServer: Sendable {
                 while read(client, &byte, 1) > 0 {}
             case .sendThenClose(let bytes):
                 _ = bytes.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+            case .stalledReader:
+                readGate.wait()
+                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
+                    guard count > 0 else { break }
+                    bytesRead.withLock { $0 += buffer[0..<count] }
+                }
+                readerDone.signal()
             }
             close(client)
         }
     }
 
     public var transport: String { "tcp:127.0.0.1:\(port)" }
+
+    /// `.stalledReader`: starts reading.
+    public func startReading() { readGate.signal() }
+
+    /// `.stalledReader`: everything read, once the client has hung up (blocks until then).
+    public func received() -> [UInt8] {
+        readerDone.wait()
+        return bytesRead.withLock { $0 }
+    }
 
     /// Stops listening (a pending accept fails; the accepting thread then closes the socket).
     public func stop() {

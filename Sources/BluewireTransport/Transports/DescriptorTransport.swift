@@ -6,7 +6,7 @@ import BluewireCore
 /// The I/O thread holds the loop, not this object, so a transport dropped without `close()` is
 /// still closed (in `deinit`): its thread ends and its device is released.
 final class DescriptorTransport: HCITransport {
-    private let loop: DescriptorIOLoop
+    let loop: DescriptorIOLoop
 
     init(descriptor: FileDescriptor, isSocket: Bool, framing: DescriptorIOLoop.Framing) throws(TransportError) {
         loop = try DescriptorIOLoop(descriptor: descriptor, isSocket: isSocket, framing: framing)
