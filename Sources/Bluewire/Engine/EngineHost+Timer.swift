@@ -13,7 +13,7 @@ extension EngineHost {
     /// visible — a replay moves time to the earliest one when the host is idle — so there the timer
     /// follows the deadline exactly.
     func armTimer() {
-        let deadline = engine.nextDeadline
+        let deadline = engine.nextDeadlineInPlace()
         if let task = timerTask, let armed = timerDeadline {
             if deadline == armed { return }
             if keepsEarlierTimer, deadline.map({ armed < $0 }) ?? true { return }
@@ -35,4 +35,16 @@ extension EngineHost {
         engine.advanceTime(to: clock.now)
         drain()
     }
+}
+
+extension HostEngine {
+    /// `nextDeadline`, read through an inout access.
+    ///
+    /// `armTimer` runs at the end of every drain. Read as `engine.nextDeadline`, the getter (in
+    /// another module, so not inlined) takes the engine by reference, and Swift gave it a temporary
+    /// copy of the whole struct read out of the actor's storage: a retain and a release of every
+    /// reference the engine holds, once per drain (perf on the notification path showed the copy,
+    /// `HostEngine`'s value-witness copy under `armTimer`). An inout access passes the storage's
+    /// address instead.
+    mutating func nextDeadlineInPlace() -> MonotonicInstant? { nextDeadline }
 }
