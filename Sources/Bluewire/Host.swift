@@ -6,6 +6,7 @@ import BluewireHostEngine
 import BluewireL2CAP
 import BluewireTransport
 import Logging
+import Synchronization
 
 /// A Bluetooth LE host: runs the sans-I/O host engine (HCI, L2CAP, ATT, GATT) over one
 /// transport, on one serial executor shared with its `EngineHost`, with an async/await API.
@@ -45,6 +46,9 @@ public actor BluetoothHost {
     var aclQueueWaiters: [ACLQueueWaiter] = []
     /// Tasks waiting in `waitForDiagnostics` (Shell/BluetoothHost+DiagnosticsWaiters.swift).
     var diagnosticsWaiters: [DiagnosticsWaiter] = []
+    /// Whether `diagnosticsWaiters` holds anyone, readable off the host's executor: a GATT client
+    /// session's release (its deinit) re-checks them only then.
+    nonisolated let hasDiagnosticsWaiters = Atomic<Bool>(false)
     var eventObservers: [UInt64: AsyncStream<HostEvent>.Continuation] = [:]
     var nextObserverID: UInt64 = 1
     /// Peripheral events, dynamic writes (Peripheral/).

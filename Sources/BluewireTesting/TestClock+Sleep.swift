@@ -22,33 +22,47 @@ extension TestClock {
         guard let sequence else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (registered, ready) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-                    if state.cancelledSleepers.remove(sequence) != nil { return (false, []) }
+                let (registered, ready, changed) = state.withLock { state in
+                    if state.cancelledSleepers.remove(sequence) != nil { return (false, [CheckedContinuation<Void, Never>](), state.sleepersChanged) }
                     state.insert(Entry(deadline: deadline, sequence: sequence, work: .sleeper(continuation)))
-                    return (true, state.satisfiedWaiters())
+                    return (true, state.satisfiedWaiters(), state.sleepersChanged)
                 }
                 if !registered { continuation.resume(throwing: CancellationError()) }
                 for waiter in ready { waiter.resume() }
-                if registered { onRegistered?() }
+                if registered {
+                    onRegistered?()
+                    changed?()
+                }
             }
             // Running again: tell an async `advance` that resumed this sleeper that it may move on (and
             // forget a cancellation that raced with the wake-up and found no entry to remove).
-            state.withLock { state in
+            let (acknowledgement, changed) = state.withLock { state in
                 state.cancelledSleepers.remove(sequence)
-                return state.wakeAcknowledgements.removeValue(forKey: sequence)
-            }?.resume()
+                return (state.wakeAcknowledgements.removeValue(forKey: sequence), state.sleepersChanged)
+            }
+            acknowledgement?.resume()
+            changed?()
         } onCancel: {
-            let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
+            let (continuation, changed) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, (@Sendable () -> Void)?) in
                 if let index = state.entries.firstIndex(where: { $0.sequence == sequence }) {
                     let entry = state.entries.remove(at: index)
-                    if case .sleeper(let continuation) = entry.work { return continuation }
-                    return nil
+                    if case .sleeper(let continuation) = entry.work { return (continuation, state.sleepersChanged) }
+                    return (nil, nil)
                 }
                 state.cancelledSleepers.insert(sequence)
-                return nil
+                return (nil, nil)
             }
             continuation?.resume(throwing: CancellationError())
+            changed?()
         }
+    }
+
+    /// Calls `handler` (outside the clock's lock, on the task concerned) whenever a task starts
+    /// sleeping on this clock or stops: a sleeper that registers, one cancelled, and one resumed by an
+    /// advance once it runs again. For a test that waits for the clock's sleepers among other things
+    /// (`waitForSleepers` covers "at least"); nil removes it.
+    public func onSleepersChanged(_ handler: (@Sendable () -> Void)?) {
+        state.withLock { $0.sleepersChanged = handler }
     }
 
     /// Suspends for `span` of virtual time.

@@ -44,6 +44,8 @@ public final class TestClock: Sendable {
         var wakeAcknowledgements: [UInt64: CheckedContinuation<Void, Never>] = [:]
         /// Tasks waiting in `waitForSleepers(count:)`.
         var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Called whenever a sleeper registers or leaves (`onSleepersChanged`).
+        var sleepersChanged: (@Sendable () -> Void)?
 
         mutating func takeSequence() -> UInt64 {
             defer { nextSequence &+= 1 }

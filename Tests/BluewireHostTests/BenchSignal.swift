@@ -8,12 +8,16 @@ import Testing
 /// Who pokes: the benches' transports (`ObservedVirtualTransport`) at every packet the controller
 /// delivers, every packet the host takes, acts on, queues or hands off
 /// (`HostActivityObservingTransport`); each host, whenever it re-checks its counts
-/// (`watchDiagnostics`: every drain of its engine, every notification route added or removed); and
-/// the flags the tests' own tasks set (`Completion`, the link-loss test's `Attempt`).
+/// (`watchDiagnostics`: every drain of its engine, every notification route added or removed, every
+/// GATT client session freed); the virtual clock, whenever a sleeper comes or goes
+/// (`TestClock.onSleepersChanged`); and the flags the tests' own tasks set (`Completion`, the
+/// link-loss test's `Attempt`).
 final class BenchSignal: Sendable {
     private struct State {
         var generation: UInt64 = 0
         var waiters: [(after: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Tasks in `waitForWaiter()`.
+        var waiterWatchers: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
@@ -34,12 +38,27 @@ final class BenchSignal: Sendable {
     /// Returns at the first poke after `generation` (at once if there was one already).
     func wait(after generation: UInt64) async {
         await withCheckedContinuation { continuation in
-            let now = state.withLock { state in
-                if state.generation != generation { return true }
+            let (now, watchers) = state.withLock { state in
+                if state.generation != generation { return (true, [CheckedContinuation<Void, Never>]()) }
                 state.waiters.append((generation, continuation))
-                return false
+                defer { state.waiterWatchers.removeAll() }
+                return (false, state.waiterWatchers)
             }
             if now { continuation.resume() }
+            for watcher in watchers { watcher.resume() }
+        }
+    }
+
+    /// Returns once a task is asleep in `wait(after:)` (at once if one is): a test that must act only
+    /// after a settle has found its condition false and gone to sleep.
+    func waitForWaiter() async {
+        await withCheckedContinuation { (watcher: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if !state.waiters.isEmpty { return true }
+                state.waiterWatchers.append(watcher)
+                return false
+            }
+            if now { watcher.resume() }
         }
     }
 
@@ -58,7 +77,8 @@ final class BenchSignal: Sendable {
 let benchWaitLimit = Duration.seconds(10)
 
 /// Waits, without moving virtual time, until `condition` holds, re-checking it at each poke of
-/// `signal`. Returns false if `benchWaitLimit` passes first.
+/// `signal`. Returns false if `benchWaitLimit` passes first, without a last check: a condition that
+/// came true with no poke is a signal missing, and fails as such.
 func settleOrReport(_ signal: BenchSignal, _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + benchWaitLimit
     let limit = Task {
@@ -69,8 +89,8 @@ func settleOrReport(_ signal: BenchSignal, _ condition: () async -> Bool) async 
     while true {
         let generation = signal.generation
         if await condition() { return true }
-        guard ContinuousClock.now < deadline else { return false }
         await signal.wait(after: generation)
+        if ContinuousClock.now >= deadline { return false }
     }
 }
 

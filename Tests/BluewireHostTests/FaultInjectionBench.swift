@@ -50,6 +50,7 @@ struct FaultBench {
             clock: clock, logger: .provokedFailure)
         signal.watchDiagnostics(of: central)
         signal.watchDiagnostics(of: peripheral)
+        clock.onSleepersChanged { signal.poke() }
         try await central.start()
         try await peripheral.start()
         let fixture = try FaultDatabase()
@@ -94,13 +95,12 @@ struct FaultBench {
         }
     }
 
-    /// Waits until both hosts hold nothing for any connection and no host timer sleeps on the clock.
-    ///
-    /// The one wait here that polls (`pollOrReport`): a GATT session's end is its object's release,
-    /// and a timer's end the cancelled task's removal from the clock, and neither pokes `signal`.
+    /// Waits until both hosts hold nothing for any connection and no host timer sleeps on the clock,
+    /// re-checking at each poke of `signal`: the hosts' drains, a GATT session's release (which makes
+    /// its host re-check its counts) and every sleeper that comes or goes (`TestClock.onSleepersChanged`).
     func expectNothingLeaks(_ context: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let central = self.central, peripheral = self.peripheral, clock = self.clock
-        let clean = await pollOrReport {
+        let clean = await settleOrReport(signal) {
             let c = await central.diagnostics, p = await peripheral.diagnostics
             return c.holdsNoConnectionState && c.liveGATTSessions == 0
                 && p.holdsNoConnectionState && p.liveGATTSessions == 0 && clock.sleeperCount == 0
@@ -256,22 +256,4 @@ final class Completion: Sendable {
         done.withLock { $0 = true }
         signal?.poke()
     }
-}
-
-/// Polls `condition` without moving virtual time, for what nothing signals (an object's release, a
-/// cancelled timer's removal): yields to the other tasks, and after 64 rounds naps 1 ms of wall time.
-/// Returns false after `benchWaitLimit` of wall time. Every other bench wait is `settle`.
-func pollOrReport(_ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + benchWaitLimit
-    var rounds = 0
-    while !(await condition()) {
-        guard ContinuousClock.now < deadline else { return false }
-        rounds += 1
-        if rounds < 64 {
-            await Task.yield()
-        } else {
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-    }
-    return true
 }

@@ -100,4 +100,31 @@ struct TestClockSleeperTests {
         await clock.advance(by: .seconds(29))
         #expect(try await long.value == Self.at(30_000))
     }
+
+    @Test("onSleepersChanged reports each sleeper that registers, wakes or is cancelled, with the count already changed")
+    func sleepersChangedReportsEveryChange() async throws {
+        let clock = TestClock()
+        let (changes, continuation) = AsyncStream<Int>.makeStream()
+        clock.onSleepersChanged { continuation.yield(clock.sleeperCount) }
+        var reports = changes.makeAsyncIterator()
+
+        let woken = Task { try await clock.sleep(until: Self.at(10)) }
+        #expect(await reports.next() == 1, "registered")
+        await clock.advance(to: Self.at(10))
+        try await woken.value
+        #expect(await reports.next() == 0, "woken and running again")
+
+        let cancelled = Task { try await clock.sleep(until: Self.at(20)) }
+        #expect(await reports.next() == 1, "registered")
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(await reports.next() == 0, "cancelled")
+
+        clock.onSleepersChanged(nil)
+        let unreported = Task { try await clock.sleep(until: Self.at(30)) }
+        await clock.waitForSleepers(count: 1)
+        continuation.finish()
+        #expect(await reports.next() == nil, "no report once the handler is removed")
+        unreported.cancel()
+    }
 }

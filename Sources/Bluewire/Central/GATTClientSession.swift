@@ -40,6 +40,10 @@ final class GATTClientSession: Sendable {
         self.state = Mutex(State(connectionState: connectionState))
     }
 
+    /// The host counts live sessions (`HostDiagnostics.liveGATTSessions`); a test waiting on that count
+    /// learns of this one's end here.
+    deinit { connection.host.gattSessionReleased() }
+
     func withState<R>(_ body: (inout State) -> R) -> R {
         state.withLock { body(&$0) }
     }
