@@ -18,15 +18,27 @@ struct StreamTransportQueuedWriteTests {
         return HCIPacket(type: .acl, payload: header + [UInt8](repeating: sender &* 64 &+ index, count: length))
     }
 
+    /// 4 × 64 × 65 kB ≈ 16.6 MB: far more than a loopback TCP connection buffers with no one reading
+    /// (the sender's buffer grows to 4 MB at most; the receiver's stays small while nothing is read).
+    static let senders: UInt8 = 4, perSender: UInt8 = 64, length = 65_000
+
+    /// A TCP transport to a peer that reads nothing until told (`ScriptedStreamServer.stalledReader`),
+    /// and the transport's loop, which says when a write is queued.
+    static func stalledPeer() async throws -> (ScriptedStreamServer, any HCITransport, DescriptorIOLoop) {
+        let server = try ScriptedStreamServer(.stalledReader)
+        let transport = try await TransportSpec(parsing: server.transport).open()
+        guard let loop = (transport as? DescriptorTransport)?.loop else {
+            server.stop()
+            throw TransportError.closed
+        }
+        return (server, transport, loop)
+    }
+
     @Test("concurrent senders filling the kernel's buffers: every packet arrives whole, each sender's in order")
     func queuedSendsArriveWholeAndInOrder() async throws {
-        let server = try ScriptedStreamServer(.stalledReader)
+        let (server, transport, loop) = try await Self.stalledPeer()
         defer { server.stop() }
-        let transport = try await TransportSpec(parsing: server.transport).open()
-        let loop = try #require((transport as? DescriptorTransport)?.loop)
-        let senders: UInt8 = 4, perSender: UInt8 = 64, length = 65_000
-        // 4 × 64 × 65 kB ≈ 16.6 MB: far more than a loopback TCP connection buffers with no one reading
-        // (the sender's buffer grows to 4 MB at most; the receiver's stays small while nothing is read).
+        let senders = Self.senders, perSender = Self.perSender, length = Self.length
         let sending = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for sender in 0..<senders {
@@ -64,18 +76,16 @@ struct StreamTransportQueuedWriteTests {
 
     @Test("closing with sends queued: each of them fails with .closed, none hangs")
     func closeFailsQueuedSends() async throws {
-        let server = try ScriptedStreamServer(.stalledReader)
+        let (server, transport, loop) = try await Self.stalledPeer()
         defer { server.stop() }
-        let transport = try await TransportSpec(parsing: server.transport).open()
-        let loop = try #require((transport as? DescriptorTransport)?.loop)
         let outcomes = Outcomes()
         let sending = Task {
             await withTaskGroup(of: Void.self) { group in
-                for sender in UInt8(0)..<4 {
+                for sender in UInt8(0)..<Self.senders {
                     group.addTask {
-                        for index in UInt8(0)..<64 {
+                        for index in UInt8(0)..<Self.perSender {
                             do throws(TransportError) {
-                                try await transport.send(Self.packet(sender: sender, index: index, length: 65_000))
+                                try await transport.send(Self.packet(sender: sender, index: index, length: Self.length))
                             } catch {
                                 outcomes.record(error == .closed)
                                 return
