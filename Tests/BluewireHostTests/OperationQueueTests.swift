@@ -140,6 +140,25 @@ struct OperationQueueTests {
         #expect(await performer.events.map(\.handle) == [1, 3])
     }
 
+    /// The caller was cancelled before it submitted (a throughput run cancelled as its stream ended,
+    /// then asking for the sink report): its operation must not reach the bearer. The queue's worker
+    /// could take it in the gap between the submission and the caller's wait, before the caller's
+    /// cancellation handler had answered it; repeated, since that gap was a race.
+    @Test("A task already cancelled when it runs an operation is answered with the cancellation, and nothing is sent")
+    func alreadyCancelledCallerSendsNothing() async throws {
+        let performer = ScriptedATTPerformer(values: [1: [1], 2: [2]])
+        let queue = GATTOperationQueue(performer: performer)
+        for _ in 0..<200 {
+            let cancelledFirst = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await queue.run(GATTOperations.read(handle: 1))
+            }
+            await #expect { try await cancelledFirst.value } throws: { isCancellation($0) }
+        }
+        #expect(try await queue.run(GATTOperations.read(handle: 2)) == [2])
+        #expect(await performer.events == [.request(.readRequest(handle: 2))], "no operation of a cancelled caller ran")
+    }
+
     @Test("Cancelling the task that awaits the running operation cancels its request")
     func taskCancellationOfRunning() async throws {
         let performer = ScriptedATTPerformer(values: [1: [1], 2: [2]])

@@ -60,13 +60,12 @@ struct ThroughputWriteStreamTests {
             let served = try #require(await peripheral.connections.first)
             let counted = peer.sinkReport(for: served.handle)
             #expect(counted.packets > 0 && counted.lost == 0 && counted.outOfOrder == 0, "\(counted)")
-            // The controller still held up to its buffer count of writes; the Read Request leaves after
-            // them, so its answer counts them all. A stream still running would add more meanwhile.
+            // Writes the central's controller still held, or the peripheral's host had not yet read,
+            // arrive before the Read Request, so its answer counts everything the stream sent. (No
+            // bound on how many: the peripheral's host may lag its controller by any number under load.)
             let gatt = await connection.gatt
             _ = try await gatt.read(handle: peer.handles.sinkReport)
             let delivered = peer.sinkReport(for: served.handle).packets
-            let buffers = await connection.host.aclBufferCount
-            #expect(delivered - counted.packets <= buffers, "only the writes the controller held: \(delivered) after \(counted.packets)")
             _ = try await gatt.read(handle: peer.handles.sinkReport)
             #expect(peer.sinkReport(for: served.handle).packets == delivered, "no Write Command after the run ended")
             #expect(try await connection.host.queuedACLPackets(of: connection) == 0)

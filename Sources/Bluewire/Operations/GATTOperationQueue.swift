@@ -105,7 +105,8 @@ public actor GATTOperationQueue {
         return QueuedOperation(id: id, queue: self, box: box)
     }
 
-    /// Queues `operation` and waits for its result. Cancelling the calling task cancels the operation.
+    /// Queues `operation` and waits for its result. Cancelling the calling task cancels the operation;
+    /// a task cancelled before it calls this is answered at once, and the operation never runs.
     public func run<Operation: GATTOperation>(_ operation: Operation) async throws(Operation.Failure) -> Operation.Result {
         try await submit(operation).value
     }
@@ -236,7 +237,12 @@ public struct QueuedOperation<Result: Sendable, Failure: OperationFailure>: Send
 
     /// The operation's result. Cancelling the awaiting task cancels the operation and throws
     /// `OperationError.cancelled(id)`, in the operation's error type.
-    public var value: Result {
+    ///
+    /// It runs on the caller's executor (`nonisolated(nonsending)`), so `GATTOperationQueue.run(_:)`
+    /// submits and starts waiting without leaving the queue's executor: a caller already cancelled is
+    /// answered before the queue's worker can take the operation, which then never reaches the bearer.
+    /// (Hopping off between the two let the worker send it first.)
+    public nonisolated(nonsending) var value: Result {
         get async throws(Failure) {
             let id = self.id
             let box = self.box
