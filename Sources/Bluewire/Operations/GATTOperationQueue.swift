@@ -18,9 +18,11 @@
 ///   (``init(performer:decorators:sharingExecutorWith:)``): a `BluetoothHost`'s connection and
 ///   `RemotePeripheral` queues run on the host's, so the host answers a link's operations from its
 ///   executor without a hop and without a second actor to order against.
-/// - One worker task drains the queue while it has work, running one operation after another (not
-///   a task per operation); cancelling the running operation cancels the worker, which stops after
-///   that operation returns, and a fresh worker takes the rest.
+/// - One worker task runs the operations one after another and parks between them (not a task per
+///   operation, nor per burst: a task's creation and the task memory its operations grow into were
+///   about half of the allocations of a `GATTClient.write`). A parked worker does not keep the queue
+///   alive. Cancelling the running operation cancels the worker, which stops after that operation
+///   returns, and a fresh worker takes the rest.
 public actor GATTOperationQueue {
     private struct Job: Sendable {
         let id: OperationID
@@ -39,8 +41,12 @@ public actor GATTOperationQueue {
     private var pendingStart = 0
     /// The operation using the bearer now.
     private var running: Job?
-    /// The task running the queued operations one after another, while there are any.
+    /// The task running the queued operations one after another; it parks on `workerLink` when
+    /// none is left (`workerIsParked`) and is woken by the next submission.
     private var worker: Task<Void, Never>?
+    private var workerLink: GATTOperationQueueWorkerLink?
+    private var workerIsParked = false
+    private var workerTasksStarted = 0
     private var lastID: UInt64 = 0
     /// Tasks in `waitForQueued(count:)`.
     private var queuedWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
@@ -68,6 +74,11 @@ public actor GATTOperationQueue {
         self.performer = performer
         self.decorators = decorators
         self.executorOwner = actor ?? OwnExecutor()
+    }
+
+    deinit {
+        // A parked worker holds only the link: closing it ends the worker.
+        workerLink?.close()
     }
 
     /// Adds a decorator for the operations submitted from now on (those already queued keep theirs):
@@ -177,6 +188,11 @@ public actor GATTOperationQueue {
         for waiter in ready { waiter.continuation.resume() }
     }
 
+    /// Worker tasks started so far: one for every operation that follows an idle spell or a
+    /// cancelled operation would mean the worker is not kept between operations.
+    @_spi(Testing)
+    public var workersStarted: Int { workerTasksStarted }
+
     /// The id of the operation using the bearer now, if any.
     public var runningID: OperationID? { running?.id }
 
@@ -196,19 +212,60 @@ public actor GATTOperationQueue {
         isHeld = true
     }
 
+    /// Wakes the parked worker, or starts one if there is none.
     private func startWorkerIfIdle() {
-        guard worker == nil, !isHeld else { return }
-        // The worker: runs the queued operations one after another until none is left, or until the
-        // running one was cancelled (this task is then cancelled for good; a new worker takes the rest).
-        worker = Task {
-            while !Task.isCancelled, !self.isHeld, let job = self.nextJob() {
-                self.running = job
-                await job.run(self.performer)
-                self.running = nil
+        guard !isHeld else { return }
+        if let workerLink {
+            if workerIsParked {
+                workerIsParked = false
+                workerLink.wake()
             }
-            self.worker = nil
-            if self.pendingStart < self.pending.count { self.startWorkerIfIdle() }
+            return
         }
+        let link = GATTOperationQueueWorkerLink(queue: self)
+        workerLink = link
+        workerIsParked = false
+        worker = Self.startWorker(link, on: executorOwner)
+        workerTasksStarted += 1
+    }
+
+    /// The worker's task, created outside the queue's isolation so that it captures only `link`
+    /// (which holds the queue weakly): parked, it keeps nothing alive.
+    private nonisolated static func startWorker(_ link: GATTOperationQueueWorkerLink, on owner: any Actor) -> Task<Void, Never> {
+        Task { await work(link, on: owner) }
+    }
+
+    /// The worker: runs what is queued, parks until a submission wakes it, and ends when its queue
+    /// is gone or its task was cancelled. It runs on `owner`'s executor, the queue's, so calling into
+    /// the queue is no hop.
+    private static func work(_ link: GATTOperationQueueWorkerLink, on owner: isolated any Actor) async {
+        while true {
+            do {
+                // Held strongly only while running operations, never while parked.
+                guard let queue = link.queue, await queue.runQueued() else { return }
+            }
+            guard await link.park() else { return }
+        }
+    }
+
+    /// Runs the queued operations one after another until none is left (true: the worker parks), or
+    /// until the running one was cancelled (false: this task is cancelled for good, so it ends and a
+    /// new worker takes the rest).
+    private func runQueued() async -> Bool {
+        while !Task.isCancelled, !isHeld, let job = nextJob() {
+            running = job
+            await job.run(performer)
+            running = nil
+        }
+        guard Task.isCancelled else {
+            workerIsParked = true
+            return true
+        }
+        workerLink?.close()
+        workerLink = nil
+        worker = nil
+        if pendingStart < pending.count { startWorkerIfIdle() }
+        return false
     }
 
     /// The next queued operation whose caller is still waiting for it.
