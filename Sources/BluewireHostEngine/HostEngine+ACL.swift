@@ -41,8 +41,17 @@ extension HostEngine {
     /// Fragments an L2CAP payload to the controller's buffer size and queues it behind the link's
     /// earlier fragments; credits decide when each goes (§4.1.1).
     mutating func sendL2CAP(handle: UInt16, channel: L2CAPChannelID, payload: [UInt8]) {
-        aclCredits.enqueue(handle: handle, fragmenter.fragment(handle: handle, channelID: channel, payload: payload[...]),
-                           lane: channel.isDynamic ? .channels : .fixed)
+        let lane: ACLCreditManager.Lane = channel.isDynamic ? .channels : .fixed
+        fragmenter.forEachWirePacket(handle: handle, channelID: channel, payload: payload[...]) {
+            aclCredits.enqueue(handle: handle, $0, lane: lane)
+        }
+        pumpACL()
+    }
+
+    /// Queues an already encoded L2CAP frame on the fixed channels' lane (the notification and
+    /// stream hot paths, which build the frame themselves).
+    mutating func sendL2CAPFrame(handle: UInt16, frame: ArraySlice<UInt8>) {
+        fragmenter.forEachWirePacket(handle: handle, frame: frame) { aclCredits.enqueue(handle: handle, $0) }
         pumpACL()
     }
 
@@ -51,7 +60,7 @@ extension HostEngine {
 
     mutating func pumpACL() {
         while let packet = aclCredits.nextPacketToSend() {
-            write(HCIPacket(type: .acl, payload: packet.encode()))
+            write(HCIPacket(type: .acl, payload: packet.bytes))
         }
     }
 

@@ -121,7 +121,11 @@ extension HostEngine {
             attStreams[index].frame[8] = UInt8(truncatingIfNeeded: sequence >> 8)
             attStreams[index].frame[9] = UInt8(truncatingIfNeeded: sequence >> 16)
             attStreams[index].frame[10] = UInt8(truncatingIfNeeded: sequence >> 24)
-            aclCredits.enqueue(handle: connection, fragmenter.fragment(handle: connection, frame: attStreams[index].frame[...]))
+            // The template is copied into each packet's own bytes, so it is never shared and its
+            // sequence number is rewritten in place.
+            fragmenter.forEachWirePacket(handle: connection, frame: attStreams[index].frame[...]) {
+                aclCredits.enqueue(handle: connection, $0)
+            }
             attStreams[index].sequence = sequence &+ 1
             attStreams[index].sent += 1
             // Straight to the controller while it has buffers, so the queue counts only what waits.

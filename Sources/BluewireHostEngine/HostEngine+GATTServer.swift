@@ -80,20 +80,29 @@ extension HostEngine {
             return complete(id, .success(.notified([])))
         }
         let part = value.prefix(links.values[index].bearer.mtu - 3)
-        var frame: [UInt8] = []
-        frame.reserveCapacity(7 + part.count)
-        let length = UInt16(truncatingIfNeeded: 3 + part.count)
-        frame.append(UInt8(truncatingIfNeeded: length))
-        frame.append(UInt8(truncatingIfNeeded: length >> 8))
-        frame.append(0x04)  // ATT fixed channel (Core Vol 3 Part A §2.1)
-        frame.append(0x00)
-        frame.append(ATTOpcode.handleValueNotification.rawValue)
-        frame.append(UInt8(truncatingIfNeeded: valueHandle))
-        frame.append(UInt8(truncatingIfNeeded: valueHandle >> 8))
-        frame.append(contentsOf: part)
-        aclCredits.enqueue(handle: connection, fragmenter.fragment(handle: connection, frame: frame[...]))
-        pumpACL()
+        let frameLength = 7 + part.count
+        if frameLength <= fragmenter.bufferSize {
+            // The usual case: the whole frame in one packet, written straight into its wire form.
+            var packet = L2CAPFragmenter.wirePacketWriter(handle: connection, isFirst: true, dataLength: frameLength)
+            Self.appendNotificationFrame(valueHandle, part, into: &packet)
+            aclCredits.enqueue(handle: connection, ACLWirePacket(encoded: packet.bytes))
+            pumpACL()
+        } else {
+            var frame = ByteWriter(capacity: frameLength)
+            Self.appendNotificationFrame(valueHandle, part, into: &frame)
+            sendL2CAPFrame(handle: connection, frame: frame.bytes[...])
+        }
         complete(id, .success(.notified([connection])))
+    }
+
+    /// The L2CAP frame of a Handle Value Notification (Core Vol 3 Part F §3.4.7.1) on the ATT fixed
+    /// channel (Vol 3 Part A §2.1): length, CID 0x0004, opcode, handle, value.
+    static func appendNotificationFrame(_ valueHandle: UInt16, _ value: ArraySlice<UInt8>, into w: inout ByteWriter) {
+        w.append(UInt16(truncatingIfNeeded: 3 + value.count))
+        w.append(L2CAPChannelID.att.rawValue)
+        w.append(ATTOpcode.handleValueNotification.rawValue)
+        w.append(valueHandle)
+        w.append(contentsOf: value)
     }
 
     /// Handle Value Indication (§3.4.7.2) to one central; completes on its confirmation. Fails at

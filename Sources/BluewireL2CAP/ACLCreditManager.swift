@@ -65,36 +65,42 @@ public struct ACLCreditManager: Sendable {
         self = ACLCreditManager(totalBuffers: totalBuffers)
     }
 
-    /// Queues the packets of one or more PDUs for `handle`, after any already queued in `lane`.
+    /// Queues the packets of one or more PDUs for `handle`, after any already queued in `lane`
+    /// (encoded now: the queue holds packets in their wire form).
     public mutating func enqueue(handle: UInt16, _ packets: [ACLPacket], lane: Lane = .fixed) {
         guard !packets.isEmpty else { return }
-        let index: Int
-        if let existing = slot(of: handle) {
-            index = existing
-        } else {
-            index = order.count
-            order.append(handle)
-            queues.append(LinkQueues())
-        }
-        if lane == .fixed {
-            queues[index].fixed.append(contentsOf: packets)
-        } else {
-            queues[index].channels.append(contentsOf: packets)
-        }
+        let index = slotCreatingIfNeeded(handle)
+        for packet in packets { queues[index].append(ACLWirePacket(packet), lane: lane) }
+    }
+
+    /// Queues one packet, in wire form, for `handle` after any already queued in `lane`: the host's
+    /// send path, which builds each packet's bytes once (`L2CAPFragmenter.forEachWirePacket`) and
+    /// queues them with no array around them.
+    public mutating func enqueue(handle: UInt16, _ packet: ACLWirePacket, lane: Lane = .fixed) {
+        queues[slotCreatingIfNeeded(handle)].append(packet, lane: lane)
+    }
+
+    /// Where `handle` is in `order` and `queues`, added at the end when it was not there.
+    mutating func slotCreatingIfNeeded(_ handle: UInt16) -> Int {
+        if let existing = slot(of: handle) { return existing }
+        order.append(handle)
+        queues.append(LinkQueues())
+        return order.count - 1
     }
 
     /// Takes as many queued packets as there are free buffers, fairly across connections, and
     /// counts them as in flight. Send them to the controller in the returned order.
-    public mutating func nextPacketsToSend() -> [ACLPacket] {
-        var out: [ACLPacket] = []
+    public mutating func nextPacketsToSend() -> [ACLWirePacket] {
+        var out: [ACLWirePacket] = []
         while let packet = nextPacketToSend() { out.append(packet) }
         return out
     }
 
     /// Takes the next packet to send if a buffer is free, in the order ``nextPacketsToSend()``
     /// would return it, and counts it as in flight; nil when no buffer is free or nothing waits.
-    /// The host's send path loops on this, so sending allocates no array.
-    public mutating func nextPacketToSend() -> ACLPacket? {
+    /// The host's send path loops on this, so sending allocates no array; the packet's bytes go to
+    /// the transport as they are.
+    public mutating func nextPacketToSend() -> ACLWirePacket? {
         guard availableCredits > 0 else { return nil }
         var idle = 0
         while idle < order.count {
@@ -149,8 +155,16 @@ struct LinkQueues: Sendable {
 
     var count: Int { fixed.count + channels.count }
 
+    mutating func append(_ packet: ACLWirePacket, lane: ACLCreditManager.Lane) {
+        if lane == .fixed {
+            fixed.append(packet)
+        } else {
+            channels.append(packet)
+        }
+    }
+
     /// The next packet of this connection: the PDU under way first, else the lanes in turn.
-    mutating func popFirst() -> ACLPacket? {
+    mutating func popFirst() -> ACLWirePacket? {
         let lane: ACLCreditManager.Lane
         if let midPDU {
             lane = midPDU
@@ -161,7 +175,7 @@ struct LinkQueues: Sendable {
         } else {
             lane = lastServed == .fixed ? .channels : .fixed
         }
-        let packet: ACLPacket?
+        let packet: ACLWirePacket?
         let nextIsContinuation: Bool
         if lane == .fixed {
             packet = fixed.popFirst()
@@ -182,18 +196,18 @@ struct LinkQueues: Sendable {
 
 /// A FIFO of ACL packets with O(1) amortised removal from the front.
 struct FragmentQueue: Sendable {
-    var storage: [ACLPacket] = []
+    var storage: [ACLWirePacket] = []
     var head = 0
 
     var count: Int { storage.count - head }
 
-    var first: ACLPacket? { head < storage.count ? storage[head] : nil }
+    var first: ACLWirePacket? { head < storage.count ? storage[head] : nil }
 
-    mutating func append(contentsOf packets: [ACLPacket]) {
-        storage.append(contentsOf: packets)
+    mutating func append(_ packet: ACLWirePacket) {
+        storage.append(packet)
     }
 
-    mutating func popFirst() -> ACLPacket? {
+    mutating func popFirst() -> ACLWirePacket? {
         guard head < storage.count else { return nil }
         let packet = storage[head]
         head += 1

@@ -9,7 +9,7 @@ import Testing
         (0..<count).map { ACLPacket(handle: handle, packetBoundary: $0 == 0 ? .firstNonFlushable : .continuingFragment, data: [UInt8($0)][...]) }
     }
 
-    func tags(_ sent: [ACLPacket]) -> [String] { sent.map { "\($0.handle):\($0.data.first ?? 0)" } }
+    func tags(_ sent: [ACLWirePacket]) -> [String] { sent.map { "\($0.handle):\($0.data.first ?? 0)" } }
 
     @Test func sendsNoMorePacketsThanTheControllerHasBuffers() {
         var manager = ACLCreditManager(totalBuffers: 3)
