@@ -24,11 +24,16 @@ final class DescriptorIOLoop: Sendable {
     /// once, by whoever takes the write out of `pending` (`flushPending` or `shutDown`), or at once by
     /// `send` when it was never queued. Resumed at once, inside `withUnsafeContinuation`, it does not
     /// suspend the sender: the await goes on in the same task (`Benchmarks/TransportSend`: the same
-    /// time and the one allocation, for the packet's bytes, per send as a version that made no
-    /// continuation unless the write was queued).
+    /// time per send as a version that made no continuation unless the write was queued). A send
+    /// allocates nothing: the packet is written after its indicator without joining them in an
+    /// array (`FileDescriptor.write(header:body:from:isSocket:)`), and a queued one keeps the packet.
     private struct PendingWrite {
-        var bytes: [UInt8]
+        /// The packet: written after its H4 indicator as a gathered write
+        /// (`FileDescriptor.write(header:body:from:isSocket:)`), never copied.
+        let packet: HCIPacket
+        /// Octets written so far, over the indicator and the payload.
         var written: Int
+        var length: Int { 1 + packet.payload.count }
         let completion: UnsafeContinuation<Result<Void, TransportError>, Never>
     }
 
@@ -74,20 +79,19 @@ final class DescriptorIOLoop: Sendable {
     }
 
     func send(_ packet: HCIPacket) async throws(TransportError) {
-        let bytes = packet.h4Bytes
         let result: Result<Void, TransportError> = await withUnsafeContinuation { completion in
             let immediate: Result<Void, TransportError>? = state.withLock { state in
                 guard state.phase == .open else { return .failure(state.failure ?? .closed) }
                 var written = 0
                 if state.pending.isEmpty {
                     do throws(SystemCallError) {
-                        written = try descriptor.write(bytes, isSocket: isSocket)
+                        written = try descriptor.write(header: packet.type.rawValue, body: packet.payload, isSocket: isSocket)
                     } catch {
                         return .failure(.system(error))
                     }
-                    if written == bytes.count { return .success(()) }
+                    if written == 1 + packet.payload.count { return .success(()) }
                 }
-                state.pending.append(PendingWrite(bytes: bytes, written: written, completion: completion))
+                state.pending.append(PendingWrite(packet: packet, written: written, completion: completion))
                 // Inside the lock: the I/O thread closes `wakeup` only after marking the phase closed.
                 wakeup.signalEvent()
                 for waiter in state.queueWaiters { waiter.resume() }
@@ -236,13 +240,15 @@ final class DescriptorIOLoop: Sendable {
             while !state.pending.isEmpty {
                 let written: Int
                 do throws(SystemCallError) {
-                    written = try descriptor.write(state.pending[0].bytes, from: state.pending[0].written, isSocket: isSocket)
+                    let packet = state.pending[0].packet
+                    written = try descriptor.write(
+                        header: packet.type.rawValue, body: packet.payload, from: state.pending[0].written, isSocket: isSocket)
                 } catch {
                     return .system(error)
                 }
                 if written == 0 { return nil }
                 state.pending[0].written += written
-                if state.pending[0].written == state.pending[0].bytes.count {
+                if state.pending[0].written == state.pending[0].length {
                     completed.append(state.pending.removeFirst().completion)
                 }
             }
