@@ -26,10 +26,14 @@
 public actor GATTOperationQueue {
     private struct Job: Sendable {
         let id: OperationID
+        /// The operation and its outcome, in one object (`OperationResultBox`): a submission
+        /// allocates that and nothing else of the queue's.
+        let operation: any QueuedJob
+
         /// Runs on the worker's isolation (the queue's, so the host's executor for a host's queue).
-        let run: nonisolated(nonsending) @Sendable (any ATTRequestPerformer) async -> Void
-        let fail: @Sendable (OperationError) -> Void
-        let isSettled: @Sendable () -> Bool
+        nonisolated(nonsending) func run(_ performer: any ATTRequestPerformer) async { await operation.run(on: performer) }
+        func fail(_ end: OperationError) { operation.fail(end) }
+        func isSettled() -> Bool { operation.isSettled }
     }
 
     /// A queue created without an actor to share an executor with runs on this one's.
@@ -97,20 +101,8 @@ public actor GATTOperationQueue {
         lastID += 1
         let id = OperationID(rawValue: lastID)
         let decorated = decorate(operation)
-        let box = OperationResultBox<Operation.Result, Operation.Failure>()
-        pending.append(
-            Job(
-                id: id,
-                run: { performer in
-                    do throws(Operation.Failure) {
-                        box.settle(.success(try await decorated.execute(on: performer)))
-                    } catch {
-                        box.settle(.failure(error))
-                    }
-                },
-                fail: { box.settle(.failure(Operation.Failure($0))) },
-                isSettled: { box.isSettled }
-            ))
+        let box = OperationResultBox(running: decorated)
+        pending.append(Job(id: id, operation: box))
         startWorkerIfIdle()
         resumeQueuedWaiters()
         return QueuedOperation(id: id, queue: self, box: box)

@@ -1,9 +1,13 @@
 import Synchronization
 
-/// Hands one operation's outcome to whoever awaits it, exactly once, whichever comes first: the
-/// operation finishing, a cancellation, or `failAll`. Waiters are resumed without waiting for the
-/// operation itself to stop, which is what guarantees that no caller hangs on a dead connection.
-final class OperationResultBox<Value: Sendable, Failure: Error>: Sendable {
+/// A submitted operation, and its outcome handed to whoever awaits it, exactly once, whichever comes
+/// first: the operation finishing, a cancellation, or `failAll`. Waiters are resumed without waiting
+/// for the operation itself to stop, which is what guarantees that no caller hangs on a dead
+/// connection. The queue keeps this object as the job, so a submission allocates one object.
+final class OperationResultBox<Value: Sendable, Failure: OperationFailure>: Sendable {
+    /// What the queue runs (decorated): `run(on:)`.
+    let operation: any GATTOperation<Value, Failure>
+
     /// Unsafe, not checked: a checked continuation allocates a canary per wait (one allocation per
     /// operation). Each is resumed exactly once, by the one `settle` that finds the box waiting, or
     /// at once when it is already settled; the lock decides which.
@@ -18,7 +22,9 @@ final class OperationResultBox<Value: Sendable, Failure: Error>: Sendable {
 
     private let state = Mutex<State>(.waiting(first: nil, more: []))
 
-    init() {}
+    init(running operation: any GATTOperation<Value, Failure>) {
+        self.operation = operation
+    }
 
     /// Settles the box; returns false (and changes nothing) if it was already settled.
     @discardableResult
@@ -59,5 +65,28 @@ final class OperationResultBox<Value: Sendable, Failure: Error>: Sendable {
             }
             if let ready { continuation.resume(returning: ready) }
         }
+    }
+}
+
+/// What `GATTOperationQueue` keeps of a submitted operation, whatever its result and failure types.
+protocol QueuedJob: AnyObject, Sendable {
+    /// Runs the operation on `performer` and settles its outcome.
+    nonisolated(nonsending) func run(on performer: any ATTRequestPerformer) async
+    /// Settles the outcome with the queue's end for it (`OperationFailure.init(_:)`), unless settled.
+    func fail(_ end: OperationError)
+    var isSettled: Bool { get }
+}
+
+extension OperationResultBox: QueuedJob {
+    nonisolated(nonsending) func run(on performer: any ATTRequestPerformer) async {
+        do throws(Failure) {
+            settle(.success(try await operation.execute(on: performer)))
+        } catch {
+            settle(.failure(error))
+        }
+    }
+
+    func fail(_ end: OperationError) {
+        settle(.failure(Failure(end)))
     }
 }
