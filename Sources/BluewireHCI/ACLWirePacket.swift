@@ -18,9 +18,10 @@ public struct ACLWirePacket: Hashable, Sendable {
     }
 
     /// Bytes that already hold a header and exactly `Data_Total_Length` data octets (the L2CAP
-    /// fragmenter builds them so). Not checked: the caller encoded them.
+    /// fragmenter and the engine's hot paths build them so). Not checked, so not public: only the
+    /// stack's own encoders make packets this way.
     @inlinable
-    public init(encoded bytes: [UInt8]) {
+    package init(encoded bytes: [UInt8]) {
         self.bytes = bytes
     }
 

@@ -93,8 +93,8 @@ extension L2CAPFragmenter {
 
     /// A writer sized for one packet of `dataLength` data octets, its ACL header written (first
     /// non-flushable or continuing, Vol 4 Part E §5.4.2): for a caller that writes a whole PDU that
-    /// fits the buffer straight into its packet.
-    public static func wirePacketWriter(handle: UInt16, isFirst: Bool, dataLength: Int) -> ByteWriter {
+    /// fits the buffer straight into its packet (the engine's notification path).
+    package static func wirePacketWriter(handle: UInt16, isFirst: Bool, dataLength: Int) -> ByteWriter {
         var w = ByteWriter(capacity: ACLHeader.size + dataLength)
         ACLHeader(handle: handle, packetBoundary: isFirst ? .firstNonFlushable : .continuingFragment,
                   dataLength: UInt16(truncatingIfNeeded: dataLength)).encode(into: &w)
