@@ -124,6 +124,10 @@ struct OTACentral: AsyncParsableCommand {
         try await disconnect.value
         let notified = await progress.value
         let elapsed = ContinuousClock.now - started
+        // The reporter prints what it has already taken (this link's end, say), then stops, so
+        // nothing it prints can come after the summary below.
+        reporter.cancel()
+        await reporter.value
 
         say("status: \(after)")
         if let notified { say("last notified: \(notified)") }
