@@ -122,14 +122,11 @@ extension HostEngine {
             attStreams[index].frame[9] = UInt8(truncatingIfNeeded: sequence >> 16)
             attStreams[index].frame[10] = UInt8(truncatingIfNeeded: sequence >> 24)
             // The template is copied into each packet's own bytes, so it is never shared and its
-            // sequence number is rewritten in place.
-            fragmenter.forEachWirePacket(handle: connection, frame: attStreams[index].frame[...]) {
-                aclCredits.enqueue(handle: connection, $0)
-            }
+            // sequence number is rewritten in place. Straight to the controller while it has
+            // buffers, so the queue counts only what waits.
+            sendL2CAPFrame(handle: connection, frame: attStreams[index].frame[...])
             attStreams[index].sequence = sequence &+ 1
             attStreams[index].sent += 1
-            // Straight to the controller while it has buffers, so the queue counts only what waits.
-            pumpACL()
         }
     }
 
