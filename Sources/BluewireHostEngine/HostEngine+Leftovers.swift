@@ -7,13 +7,18 @@ extension HostEngine {
     /// Connections a previous program left up cannot be found through HCI.
     mutating func clearControllerLeftovers(_ id: HostRequestID) {
         guard phase == .running, let controller else { return complete(id, .failure(.notRunning)) }
-        let commands: [HCICommand] = [
+        enqueue(id, .bestEffort, leftoverCommands(controller), optional: true)
+    }
+
+    /// Scan disable, advertising disable, LE Create Connection Cancel, in the controller's flavour
+    /// (legacy or extended, Core Vol 4 Part E §7.8.11/§7.8.65, §7.8.9/§7.8.56, §7.8.13).
+    func leftoverCommands(_ controller: ControllerInfo) -> [HCICommand] {
+        [
             ScanCommands.stop(on: controller),
             controller.supportsExtendedAdvertising
                 ? .leSetExtendedAdvertisingEnable(LESetExtendedAdvertisingEnable(enable: false, sets: []))
                 : .leSetAdvertisingEnable(LESetAdvertisingEnable(enable: false)),
             .leCreateConnectionCancel,
         ]
-        enqueue(id, .bestEffort, commands, optional: true)
     }
 }

@@ -14,6 +14,8 @@ struct ProcedureCommand: Hashable, Sendable {
 /// What a procedure does when its last command is answered.
 enum ProcedureKind: Hashable, Sendable {
     case bringUp
+    /// The end of bring-up with `clearsControllerLeftoversAtStart`: `start` completes when it finishes.
+    case clearLeftoversAtStart
     case startScan
     case stopScan
     /// The start numbered `generation` (`AdvertisingState.generation`).
@@ -145,7 +147,16 @@ extension HostEngine {
             phase = .running
             resolvingListControllerReset()
             let done = procedures.removeFirst()
-            complete(done.id, .success(.started(info)))
+            guard configuration.clearsControllerLeftoversAtStart else {
+                return complete(done.id, .success(.started(info)))
+            }
+            // Queued in this same input, behind what the running engine queues first (LE Read Resolving
+            // List Size, when there are bonds to load) and ahead of anything that waits for an idle
+            // controller (the resolving list write) or for the application (its first request).
+            writeResolvingListWhenIdle()
+            procedures.append(ControllerProcedure(
+                id: done.id, kind: .clearLeftoversAtStart,
+                commands: leftoverCommands(info).map { ProcedureCommand(command: $0, optional: true) }))
         case .failed(let error):
             bringUp = nil
             phase = .failed
@@ -160,6 +171,8 @@ extension HostEngine {
         switch procedure.kind {
         case .bringUp, .bestEffort, .setDataLength:
             complete(procedure.id, .success(.done))
+        case .clearLeftoversAtStart:
+            if let controller { complete(procedure.id, .success(.started(controller))) }
         case .updateConnection(let handle):
             connectionUpdateAccepted(procedure.id, handle: handle)
         case .startScan:

@@ -321,6 +321,12 @@ public struct HostEngineConfiguration: Hashable, Sendable {
     /// private addresses (Core Vol 4 Part E §7.8.38–44), when it has one; off: the host alone resolves
     /// them with the bonds' IRKs (Core Vol 3 Part C §10.8.2.3), as with a controller without a list.
     public var controllerAddressResolution = true
+    /// End bring-up by clearing what a previous program left on the controller (the commands of
+    /// `HostRequest.clearControllerLeftovers`): `start` completes once they are answered. Unlike that
+    /// request sent after `start` completes, this fixes their place on the wire: after LE Read Resolving
+    /// List Size (when bonds are loaded) and before the resolving list is written, whatever the timing of
+    /// the controller's answers. A replayed session sends the same commands in the same order.
+    public var clearsControllerLeftoversAtStart = false
 
     /// What the engine's GATT client supports (`clientFeatures`' default). Not Robust Caching: the
     /// client does not track the server's Database Hash.

@@ -6,7 +6,10 @@ extension EngineHost {
     /// A command's start on the engine host: bring-up (Reset and the rest, Docs/Design.md), then
     /// clearing what a previous program left on the controller (bumble's Reset clears nothing, and a
     /// pending connection attempt, a scan or advertising left on would make ours Command Disallowed).
-    /// `oldCaptures`: in a replay, clear only if the recording host did it too, as `BluetoothHost`
+    /// The engine does that clearing as the end of bring-up (`clearsControllerLeftoversAtStart`, set by
+    /// `startEngineHost`), so a command that loads bonds sends it before the resolving list whatever
+    /// the controller's timing. `oldCaptures` (a host made with that option off): a separate request
+    /// after bring-up, and in a replay only if the recording host did it too, as `BluetoothHost`
     /// commands did: `Captures/bluewire_scan_bumble.btsnoop` was recorded before that step
     /// (`LiveOptions.recordedLeftoverClearing`, which looks at the capture's next host packet, so only
     /// for a command whose engine sends nothing of its own after bring-up: no resolving list to load).
@@ -23,7 +26,8 @@ extension EngineHost {
         case .success:
             break
         }
-        if oldCaptures, let replay = Self.replay(under: transport), await !LiveOptions.recordedLeftoverClearing(replay) { return }
+        guard oldCaptures else { return }
+        if let replay = Self.replay(under: transport), await !LiveOptions.recordedLeftoverClearing(replay) { return }
         _ = await perform(.clearControllerLeftovers)
     }
 

@@ -62,6 +62,9 @@ struct LiveOptions: ParsableArguments {
         }
         var configuration = HostEngineConfiguration(randomAddress: own)
         configuration.connectionTimeout = connectionTimeout
+        // Bring-up ends by clearing what a previous program left (`bringUpForCommand`), in a place on
+        // the wire that does not depend on timing, so every session replays from its capture.
+        configuration.clearsControllerLeftoversAtStart = true
         adjust(&configuration)
         return EngineHost(transport: base, configuration: configuration, clock: clock)
     }

@@ -86,7 +86,11 @@ struct ScanCommand: AsyncParsableCommand {
         do {
             // The engine resolves private addresses with the bonds' IRKs itself; the controller's
             // resolving list is left alone (ScanKeys).
-            host = try await live.startEngineHost(connectionTimeout: .seconds(10)) { $0.controllerAddressResolution = false }
+            host = try await live.startEngineHost(connectionTimeout: .seconds(10)) {
+                $0.controllerAddressResolution = false
+                // Cleared by its own request, after bring-up, only when a replayed capture did it.
+                $0.clearsControllerLeftoversAtStart = false
+            }
         } catch {
             fail("\(error)")
         }
