@@ -1,4 +1,5 @@
 import BluewireATT
+import BluewireCore
 
 /// A Handle Value Notification or Indication from a peer's server (Core Vol 3 Part F §3.4.7), as the
 /// engine hands it out: the value is a slice of the packet it arrived in. Indications are confirmed
