@@ -12,9 +12,16 @@ extension HostEngine {
     /// Returns false when the packet was a notification taken by the fast path, which changes
     /// nothing the engine's procedures wait for (so `receive` need not pump them).
     mutating func receiveACL(_ payload: ArraySlice<UInt8>) -> Bool {
-        guard let packet = try? ACLPacket(decoding: payload) else { return true }
-        let result = reassembler.receive(packet)
-        guard let pdu = result.pdu, let index = links.index(forKey: pdu.handle) else { return true }
+        // A whole PDU in one packet, the commonest case, read straight from the bytes; anything else
+        // (fragments, malformed headers) through `ACLPacket` and the reassembler's full rules.
+        if let pdu = reassembler.wholePDU(inPacket: payload) { return receivePDU(pdu) }
+        guard let packet = try? ACLPacket(decoding: payload), let pdu = reassembler.receive(packet).pdu else { return true }
+        return receivePDU(pdu)
+    }
+
+    /// One L2CAP PDU, routed by channel; the same result as `receiveACL`.
+    mutating func receivePDU(_ pdu: L2CAPPDU) -> Bool {
+        guard let index = links.index(forKey: pdu.handle) else { return true }
         switch pdu.channelID {
         case .att:
             // Through `values[index]`, mutated in place: `links[handle]?.` would move the whole
