@@ -12,6 +12,8 @@ import BluewireL2CAP
 //
 // Invariants checked (never a trap):
 // - ACL packets decode exactly when their length field is right, and re-encode to the same bytes;
+// - `wholePDU(inPacket:)` (the receive fast path) gives exactly the PDU `receive` gives, with no
+//   error, or declines;
 // - a complete PDU never exceeds the reassembler's maximum, and a single-packet PDU is a slice of
 //   that packet (zero copy);
 // - every complete PDU, fragmented again with L2CAPFragmenter and fed to a fresh reassembler, comes
@@ -38,15 +40,22 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if header.count == 4 { length = Int(header[header.startIndex + 2]) | Int(header[header.startIndex + 3]) << 8 }
         _ = input.take(length)
         let raw = input.bytes[start..<input.index]
+        // The receive fast path, taken before the full rules see the packet (as the host engine does):
+        // whatever it returns must be their PDU, and it must decline what they refuse.
+        let fast = reassembler.wholePDU(inPacket: raw)
         let packet: ACLPacket
         do {
             packet = try ACLPacket(decoding: raw)
         } catch {
             require(raw.count != 4 + length || header.count < 4, "ACL packet with a correct length failed: \(error)")
+            require(fast == nil, "the fast path took a packet that does not decode")
             continue
         }
         require(packet.encode()[...] == raw, "ACL packet re-encodes differently")
         let result = reassembler.receive(packet)
+        if let fast {
+            require(result.pdu == fast && result.error == nil, "the fast path's PDU \(fast) differs from \(result)")
+        }
         guard let pdu = result.pdu else { continue }
         require(pdu.handle == packet.handle, "PDU on handle \(pdu.handle) from a packet on \(packet.handle)")
         require(pdu.payload.count + 4 <= reassembler.maximumPDUSize, "PDU of \(pdu.payload.count) octets over the maximum")
