@@ -154,9 +154,7 @@ extension HostEngine {
             // List Size, when there are bonds to load) and ahead of anything that waits for an idle
             // controller (the resolving list write) or for the application (its first request).
             writeResolvingListWhenIdle()
-            procedures.append(ControllerProcedure(
-                id: done.id, kind: .clearLeftoversAtStart,
-                commands: leftoverCommands(info).map { ProcedureCommand(command: $0, optional: true) }))
+            enqueue(done.id, .clearLeftoversAtStart, leftoverCommands(info), optional: true)
         case .failed(let error):
             bringUp = nil
             phase = .failed
