@@ -36,22 +36,6 @@ struct EngineLeftoversAtStartTests {
         return driver
     }
 
-    /// Starts and answers bring-up strictly from `Captures/bumble_host_bringup.btsnoop` (bumble's
-    /// controller, which lists the resolving list commands); returns the start request's id.
-    static func bringUp(_ driver: inout EngineDriver) throws -> HostRequestID {
-        let id = driver.perform(.start)
-        for (direction, packet) in try Captures.packets("bumble_host_bringup.btsnoop") {
-            switch direction {
-            case .hostToController:
-                let sent = driver.takeWritten()
-                #expect(sent == [packet], "host wrote \(sent.map { Array($0.payload) }), capture has \(Array(packet.payload))")
-            case .controllerToHost:
-                driver.controller(packet)
-            }
-        }
-        return id
-    }
-
     /// Answers the engine's commands one at a time, as bumble does, until `start` completes; returns
     /// the opcodes answered, and the commands already written (unanswered) when it completed.
     static func answerUntilStarted(_ driver: inout EngineDriver, _ start: HostRequestID) throws -> (answered: [HCIOpcode], pending: [HCIOpcode]) {
@@ -72,7 +56,7 @@ struct EngineLeftoversAtStartTests {
     @Test("with a bond: Read Resolving List Size, the three leftovers, then start completes as LE Clear Resolving List goes out")
     func bondedOrder() throws {
         var driver = Self.driver(bonded: true)
-        let start = try Self.bringUp(&driver)
+        let start = try driver.startFromBumbleCapture()
         #expect(driver.result(start) == nil, "start waits for the leftovers")
         let (answered, pending) = try Self.answerUntilStarted(&driver, start)
         #expect(answered == [.leReadResolvingListSize, .leSetScanEnable, .leSetAdvertisingEnable, .leCreateConnectionCancel])
@@ -99,7 +83,7 @@ struct EngineLeftoversAtStartTests {
     @Test("a leftover command the controller refuses (Command Disallowed, nothing to cancel) does not fail start")
     func refusedLeftoverIsFine() throws {
         var driver = Self.driver(bonded: false)
-        let start = try Self.bringUp(&driver)
+        let start = try driver.startFromBumbleCapture()
         // Without a bond no resolving list command is sent: the leftovers come straight after bring-up.
         var answered: [HCIOpcode] = []
         while driver.result(start) == nil {
@@ -119,7 +103,7 @@ struct EngineLeftoversAtStartTests {
     @Test("a leftover command left unanswered times out on its own deadline; start still completes")
     func unansweredLeftoverTimesOut() throws {
         var driver = Self.driver(bonded: false)
-        let start = try Self.bringUp(&driver)
+        let start = try driver.startFromBumbleCapture()
         let first = try #require(driver.takeWritten().first)
         #expect(ControllerBytes.opcode(first) == .leSetScanEnable)
         driver.advance(by: .seconds(2))

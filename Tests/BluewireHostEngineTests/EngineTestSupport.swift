@@ -9,9 +9,21 @@ extension EngineDriver {
     /// engine writes must equal the capture's next host → controller packet, and the capture's
     /// controller → host packets are fed in between.
     mutating func bringUpFromBumbleCapture() throws -> ControllerInfo {
-        let packets = try Captures.packets("bumble_host_bringup.btsnoop")
+        let id = try startFromBumbleCapture()
+        #expect(unread.isEmpty)
+        guard case .success(.started(let info))? = result(id) else {
+            Issue.record("bring-up did not finish: \(String(describing: result(id)))")
+            throw EngineTestError.bringUpFailed
+        }
+        return info
+    }
+
+    /// Asks for `.start` and feeds the capture's bring-up strictly (as `bringUpFromBumbleCapture`),
+    /// checking nothing after it: what the engine does next (with `clearsControllerLeftoversAtStart`,
+    /// more commands before `start` completes) is the caller's to drive. Returns the request's id.
+    mutating func startFromBumbleCapture() throws -> HostRequestID {
         let id = perform(.start)
-        for (direction, packet) in packets {
+        for (direction, packet) in try Captures.packets("bumble_host_bringup.btsnoop") {
             switch direction {
             case .hostToController:
                 let sent = takeWritten()
@@ -20,12 +32,7 @@ extension EngineDriver {
                 controller(packet)
             }
         }
-        #expect(unread.isEmpty)
-        guard case .success(.started(let info))? = result(id) else {
-            Issue.record("bring-up did not finish: \(String(describing: result(id)))")
-            throw EngineTestError.bringUpFailed
-        }
-        return info
+        return id
     }
 
     /// Answers every command the engine writes, as bumble's controller does, until it writes no
