@@ -4,6 +4,9 @@ import BluewireGATT
 import BluewireHCI
 import BluewireL2CAP
 
+// Left out of builds with BLUEWIRE_NO_STREAMS (the firmware images); HostEngine+NoStreams stands in.
+#if !BLUEWIRE_NO_STREAMS
+
 /// One running `ATTStream`.
 struct ATTStreamState: Sendable {
     var id: HostRequestID
@@ -171,3 +174,5 @@ extension HostEngine {
     }
     #endif
 }
+
+#endif  // !BLUEWIRE_NO_STREAMS

@@ -65,8 +65,10 @@ public struct HostEngine: Sendable {
     var fragmenter = L2CAPFragmenter(bufferSize: 27)
     var reassembler = L2CAPReassembler()
     var links: LinearMap<UInt16, EngineLink> = LinearMap()
+    #if !BLUEWIRE_NO_STREAMS
     /// Sequence-numbered notifications and Write Commands sent as ACL buffers allow (HostEngine+ATTStreams).
     var attStreams: [ATTStreamState] = []
+    #endif
     #if !BLUEWIRE_NO_CHANNELS
     /// SPSMs every link accepts credit based channels on (HostEngine+ChannelRequests).
     var channelServices: [SPSM: CreditBasedChannelManager.Service] = [:]
