@@ -7,8 +7,8 @@
 # Each image is the sans-I/O core modules, BluewireHostEngine and the app compiled together as one
 # Swift module for armv7em-none-none-eabi, linked by the toolchain's ld.lld against picolibc (Debian's
 # picolibc-arm-none-eabi) and a small start-up in Examples/Firmware/Startup. UART0 carries H4 to the
-# controller; UART1 is the log (QEMU stdio). Measured with Swift 6.3: peripheral 127,028 bytes of
-# .text+.rodata (128,104 with .data's initial values) and 5,584 of static RAM, central 173,260 (174,680)
+# controller; UART1 is the log (QEMU stdio). Measured with Swift 6.3: peripheral 127,844 bytes of
+# .text+.rodata (128,920 with .data's initial values) and 5,584 of static RAM, central 174,044 (175,464)
 # and 5,936 (README, Firmware, has the steps).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -27,6 +27,8 @@ public struct ATTBearer: Sendable {
     public let preferredMTU: UInt16
     /// Whether a received indication is confirmed at once, right after it is reported.
     public let autoConfirmIndications: Bool
+    /// Octets reserved, zeroed, in front of each PDU in `.send` (see `init`).
+    public let headroom: Int
     /// Set after a transaction timeout or disconnection.
     public internal(set) var closeReason: ATTBearerCloseReason?
     @inlinable public var isClosed: Bool { closeReason != nil }
@@ -60,9 +62,14 @@ public struct ATTBearer: Sendable {
     /// - Parameters:
     ///   - preferredMTU: the Rx MTU to offer (at least 23; 517 fits the longest attribute value).
     ///   - autoConfirmIndications: confirm received indications as soon as they are reported.
-    public init(preferredMTU: UInt16 = 517, autoConfirmIndications: Bool = true) {
+    ///   - headroom: octets the bearer leaves, zeroed, in front of each PDU it hands out in `.send`
+    ///     (0: the PDU alone). A caller that puts headers in front of the PDU reserves their room
+    ///     here, so each PDU is encoded once, into the buffer that goes on the wire: the host engine
+    ///     reserves `L2CAPFragmenter.headroom` (the ACL and L2CAP headers) and writes them in place.
+    public init(preferredMTU: UInt16 = 517, autoConfirmIndications: Bool = true, headroom: Int = 0) {
         self.preferredMTU = Swift.max(preferredMTU, UInt16(ATTBearer.defaultMTU))
         self.autoConfirmIndications = autoConfirmIndications
+        self.headroom = Swift.max(headroom, 0)
     }
 
     /// The earliest instant at which a transaction times out, if one is running.
@@ -96,7 +103,31 @@ public struct ATTBearer: Sendable {
     }
 
     mutating func emit(_ event: ATTBearerEvent) { outputs.append(.event(event)) }
+    /// Hands out a PDU already encoded by `encoded(_:)` (so with `headroom` in front).
     mutating func transmit(_ bytes: [UInt8]) { outputs.append(.send(bytes)) }
+
+    /// `pdu`'s wire form behind `headroom` zeroed octets, in one allocation.
+    func encoded(_ pdu: ATTPDU) -> [UInt8] {
+        var w = headroomWriter(capacity: pdu.capacityHint)
+        pdu.encode(into: &w)
+        return w.bytes
+    }
+
+    /// The first `limit` octets of an encoded PDU (opcode first) behind `headroom` zeroed octets, in
+    /// one allocation; `pdu` itself when there is no headroom and nothing to cut.
+    func withHeadroom(_ pdu: [UInt8], upTo limit: Int) -> [UInt8] {
+        guard headroom > 0 || pdu.count > limit else { return pdu }
+        var w = headroomWriter(capacity: Swift.min(pdu.count, limit))
+        w.append(contentsOf: pdu.prefix(limit))
+        return w.bytes
+    }
+
+    /// A writer holding `headroom` zeroed octets, with room for `capacity` more.
+    func headroomWriter(capacity: Int) -> ByteWriter {
+        var w = ByteWriter(capacity: headroom + capacity)
+        for _ in 0..<headroom { w.append(UInt8(0)) }
+        return w
+    }
 
     // MARK: Client side
 
@@ -106,8 +137,8 @@ public struct ATTBearer: Sendable {
         try checkTimeout(now)
         if let reason = closeReason { throw reason == .disconnected ? .disconnected : .closed }
         guard request.opcode.kind == .request else { throw .notARequest(request.opcode) }
-        let bytes = request.encode()
-        guard bytes.count <= mtu else { throw .pduTooLong(length: bytes.count, mtu: mtu) }
+        let bytes = encoded(request)
+        guard bytes.count - headroom <= mtu else { throw .pduTooLong(length: bytes.count - headroom, mtu: mtu) }
         var clientRxMTU: UInt16?
         if case .exchangeMTURequest(let value) = request { clientRxMTU = value }
         let id = ATTRequestID(rawValue: nextRequestID)
@@ -127,8 +158,8 @@ public struct ATTBearer: Sendable {
     public mutating func send(command: ATTPDU) throws(ATTBearerError) {
         if let reason = closeReason { throw reason == .disconnected ? .disconnected : .closed }
         guard command.opcode.kind == .command else { throw .notACommand(command.opcode) }
-        let bytes = command.encode()
-        guard bytes.count <= mtu else { throw .pduTooLong(length: bytes.count, mtu: mtu) }
+        let bytes = encoded(command)
+        guard bytes.count - headroom <= mtu else { throw .pduTooLong(length: bytes.count - headroom, mtu: mtu) }
         transmit(bytes)
     }
 
@@ -137,14 +168,18 @@ public struct ATTBearer: Sendable {
         if let reason = closeReason { throw reason == .disconnected ? .disconnected : .closed }
         guard unconfirmedIndications > 0 else { throw .noIndicationToConfirm }
         unconfirmedIndications -= 1
-        transmit(ATTPDU.handleValueConfirmation.encode())
+        transmit(encoded(.handleValueConfirmation))
     }
 
     mutating func sendNextRequest(now: MonotonicInstant) {
         guard outstandingRequest == nil, !queuedRequests.isEmpty else { return }
-        let next = queuedRequests.removeFirst()
+        var next = queuedRequests.removeFirst()
+        // The PDU moves to the output; the outstanding request keeps only what matches its answer,
+        // so the PDU's buffer has one owner and the engine writes its headers into it in place.
+        let bytes = next.bytes
+        next.bytes = []
         outstandingRequest = (next, now + ATTBearer.transactionTimeout)
-        transmit(next.bytes)
+        transmit(bytes)
     }
 
     // MARK: Server side
@@ -171,8 +206,8 @@ public struct ATTBearer: Sendable {
         case .readMultipleResponse(let values) where values.count > room: pdu = .readMultipleResponse(values: values.prefix(room))
         default: break
         }
-        let bytes = pdu.encode()
-        guard bytes.count <= mtu else { throw .pduTooLong(length: bytes.count, mtu: mtu) }
+        let bytes = encoded(pdu)
+        guard bytes.count - headroom <= mtu else { throw .pduTooLong(length: bytes.count - headroom, mtu: mtu) }
         peerRequest = nil
         transmit(bytes)
     }
@@ -181,7 +216,7 @@ public struct ATTBearer: Sendable {
     /// only the first ATT_MTU − 3 octets can be sent (Vol 3 Part G §4.10).
     public mutating func notify(handle: UInt16, value: ArraySlice<UInt8>) throws(ATTBearerError) {
         if let reason = closeReason { throw reason == .disconnected ? .disconnected : .closed }
-        transmit(ATTPDU.handleValueNotification(handle: handle, value: value.prefix(mtu - 3)).encode())
+        transmit(encoded(.handleValueNotification(handle: handle, value: value.prefix(mtu - 3))))
     }
 
     /// Sends a Handle Value Notification that is already encoded (opcode 0x1B, handle, value), as
@@ -196,11 +231,11 @@ public struct ATTBearer: Sendable {
         guard pdu.count >= 3 else { throw .notACommand(ATTOpcode(pdu.first ?? 0)) }
         switch ATTOpcode(pdu[0]) {
         case .handleValueNotification:
-            transmit(pdu.count <= mtu ? pdu : Array(pdu.prefix(mtu)))
+            transmit(withHeadroom(pdu, upTo: mtu))
         case .multipleHandleValueNotification:
             // Tuples are whole (Part F §3.4.7.4): a PDU longer than ATT_MTU cannot be cut, only refused.
             guard pdu.count <= mtu else { throw .pduTooLong(length: pdu.count, mtu: mtu) }
-            transmit(pdu)
+            transmit(withHeadroom(pdu, upTo: mtu))
         default:
             throw .notACommand(ATTOpcode(pdu[0]))
         }
@@ -213,7 +248,7 @@ public struct ATTBearer: Sendable {
         if let reason = closeReason { throw reason == .disconnected ? .disconnected : .closed }
         let id = ATTIndicationID(rawValue: nextIndicationID)
         nextIndicationID += 1
-        let bytes = ATTPDU.handleValueIndication(handle: handle, value: value.prefix(mtu - 3)).encode()
+        let bytes = encoded(.handleValueIndication(handle: handle, value: value.prefix(mtu - 3)))
         queuedIndications.append(PendingIndication(id: id, bytes: bytes))
         sendNextIndication(now: now)
         return id

@@ -81,6 +81,7 @@ public enum ATTBearerEvent: Hashable, Sendable {
 
 /// One thing the bearer produced, in order: a PDU to send on the ATT channel (CID 0x0004) or an event.
 public enum ATTBearerOutput: Hashable, Sendable {
+    /// The PDU, opcode first, behind the bearer's `headroom` zeroed octets (none by default).
     case send([UInt8])
     case event(ATTBearerEvent)
 }

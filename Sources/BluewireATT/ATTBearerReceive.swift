@@ -48,7 +48,7 @@ extension ATTBearer {
             if opcode.isCommand {
                 emit(.unexpectedPDU(opcode))
             } else {
-                transmit(ATTPDU.errorResponse(requestOpcode: opcode, handle: 0, error: .requestNotSupported).encode())
+                transmit(encoded(.errorResponse(requestOpcode: opcode, handle: 0, error: .requestNotSupported)))
             }
         }
     }
@@ -80,7 +80,7 @@ extension ATTBearer {
         if case .exchangeMTURequest(let clientRxMTU) = pdu {
             // The server answers with its own Rx MTU; both sides then use the smaller one. The
             // response itself still goes out under the old MTU (§3.4.2.2).
-            transmit(ATTPDU.exchangeMTUResponse(serverRxMTU: preferredMTU).encode())
+            transmit(encoded(.exchangeMTUResponse(serverRxMTU: preferredMTU)))
             applyExchangedMTU(clientRx: clientRxMTU, serverRx: preferredMTU)
             return
         }
@@ -104,7 +104,7 @@ extension ATTBearer {
         switch opcode.kind {
         case .request?:
             // §3.4.1.1: a request that cannot be parsed is answered with Invalid PDU.
-            transmit(ATTPDU.errorResponse(requestOpcode: opcode, handle: 0, error: .invalidPDU).encode())
+            transmit(encoded(.errorResponse(requestOpcode: opcode, handle: 0, error: .invalidPDU)))
         case .response?:
             // A broken answer to the outstanding request ends that transaction; otherwise drop it.
             guard let outstanding = outstandingRequest,

@@ -52,7 +52,8 @@ struct EngineLink: Sendable {
         self.role = role
         self.peer = peer
         self.interval = interval
-        bearer = ATTBearer(preferredMTU: preferredMTU)
+        // PDUs come out with room for the ACL and L2CAP headers in front (HostEngine.drainBearer).
+        bearer = ATTBearer(preferredMTU: preferredMTU, headroom: L2CAPFragmenter.headroom)
         channels = LinkChannels(role: role)
     }
 

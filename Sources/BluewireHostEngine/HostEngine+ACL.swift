@@ -74,9 +74,14 @@ extension HostEngine {
     /// Acts on what the link's ATT bearer produced.
     mutating func drainBearer(handle: UInt16) {
         while let index = links.index(forKey: handle), let output = links.values[index].bearer.nextOutput() {
-            switch output {
-            case .send(let bytes):
-                sendL2CAP(handle: handle, channel: .att, payload: bytes)
+            switch consume output {
+            case .send(var pdu):
+                // Encoded behind `L2CAPFragmenter.headroom` octets (EngineLink's bearer): the headers
+                // go in front in place, and the PDU's own buffer is the packet when it fits one.
+                fragmenter.forEachWirePacket(handle: handle, channelID: .att, headroomed: &pdu) {
+                    aclCredits.enqueue(handle: handle, $0)
+                }
+                pumpACL()
             case .event(let event):
                 bearerEvent(event, handle: handle)
             }
