@@ -88,11 +88,7 @@ extension GATTClient {
     /// Write Characteristic Value (§4.9.3) or Write Characteristic Descriptor (§4.12.3): one Write
     /// Request, acknowledged by the server. The value must fit ATT_MTU − 3 octets.
     public func write(_ value: [UInt8], to handle: UInt16) async throws(GATTError) {
-        try await operation { context throws(GATTError) in
-            try await self.phase(.write) { () throws(GATTError) in
-                try await context.perform(WriteCharacteristicValue(handle: handle, value: value, mtu: await context.mtu))
-            }
-        }
+        try await run(WriteValueOperation(client: self, handle: handle, value: value))
     }
 
     /// Write Without Response (§4.9.1): a Write Command, complete once handed to the bearer (the
@@ -126,5 +122,21 @@ extension GATTClient {
 
     func requireDiscovered(_ characteristic: GATTCharacteristic) throws(GATTError) {
         guard session.cache.contains(characteristic) else { throw .notDiscovered(handle: characteristic.valueHandle) }
+    }
+}
+
+/// `GATTClient.write(_:to:)` as an operation value rather than a closure: its three stored words
+/// (the client, the handle, the value) fit the queue's existential in place, where a closure's
+/// captures took an allocation of their own on every write (the throughput tool's write mode runs
+/// this once per Write Request).
+struct WriteValueOperation: GATTOperation {
+    let client: GATTClient
+    let handle: UInt16
+    let value: [UInt8]
+
+    nonisolated(nonsending) func execute(on context: any ATTRequestPerformer) async throws(GATTError) {
+        try await client.phase(.write) { () throws(GATTError) in
+            try await context.perform(WriteCharacteristicValue(handle: handle, value: value, mtu: await context.mtu))
+        }
     }
 }
