@@ -36,7 +36,11 @@ struct GATTClientDisconnectionInteropTests {
         },
     ]
 
-    @Test("every pending operation fails with the disconnection reason and the machine is back in Disconnected", arguments: procedures)
+    /// The wait for the procedure to start has no bound of its own (it waits for events, not
+    /// time), so the test's time limit ends one that never comes.
+    @Test(
+        "every pending operation fails with the disconnection reason and the machine is back in Disconnected",
+        .timeLimit(.minutes(1)), arguments: procedures)
     func peerDisconnectsMidProcedure(_ procedure: Procedure) async throws {
         let capture = procedure.name == "long read" ? interopCapturePath("bluewire_gatt_disconnect_mid_read.btsnoop") : nil
         defer { removeTemporaryCapture(capture) }
@@ -51,13 +55,20 @@ struct GATTClientDisconnectionInteropTests {
                     }
                 }
             }
-            let transitions = gatt.transitions()
+            var transitions = gatt.transitions().makeAsyncIterator()
             let control = try session.valueHandle(of: GATTInteropDatabase.control)
             let first = Task { try await procedure.run(session) }
             // Queued behind the procedure, not ahead of it (the read would be refused before discovery).
-            // The procedure may start, send its request and be failed by the drop between two polls:
-            // then the link is already gone and the queued operations must report the same reason.
-            try await waitUntil { await gatt.queue.runningID != nil || gatt.disconnectionReason != nil }
+            // Checked again at each transition of the machine, with no polling: the procedure's first
+            // phase fires a trigger as it starts, inside the running operation, and the link's end
+            // (if the drop came first) ends the sequence. Then the queued operations must report the
+            // same reason.
+            var last: ConnectionTransition?
+            while await gatt.queue.runningID == nil, gatt.disconnectionReason == nil {
+                guard let transition = await transitions.next() else { break }
+                last = transition
+            }
+            #expect(await gatt.queue.runningID != nil || gatt.disconnectionReason != nil)
             let queued = [
                 Task { _ = try await gatt.read(handle: control) },
                 Task { try await gatt.write([0x42], to: control) },
@@ -69,8 +80,7 @@ struct GATTClientDisconnectionInteropTests {
             }
             let fault = await session.events.first { $0["disconnecting_on"] != nil }
             #expect(fault != nil, "the peer dropped the link at its fault, not for another reason")
-            var last: ConnectionTransition?
-            for await transition in transitions { last = transition }
+            while let transition = await transitions.next() { last = transition }
             #expect(last?.trigger == .disconnect && last?.to == .initial, "last transition \(String(describing: last))")
             #expect(gatt.state == .initial)
             #expect(await session.connection.isConnected == false)
