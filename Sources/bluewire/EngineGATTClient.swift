@@ -63,9 +63,12 @@ actor EngineGATTClient {
         }
     }
 
-    /// Exchange MTU (§4.3.1): the ATT_MTU in use; 23 when the server refuses.
-    func exchangeMTU() async -> Int {
-        if case .mtu(let mtu)? = try? await perform(.exchangeMTU) { exchangedMTU = mtu }
+    /// Exchange MTU (§4.3.1): the ATT_MTU in use; 23 when the server refuses (the engine completes
+    /// a refusal as the MTU unchanged). It fails only when the bearer cannot be used any more (no
+    /// answer within 30 s, Core Vol 3 Part F §3.3.3) or the link ended: thrown, so that the command
+    /// reports that, not the refusal of the discovery after it.
+    func exchangeMTU() async throws(GATTFailure) -> Int {
+        if case .mtu(let mtu) = try await perform(.exchangeMTU) { exchangedMTU = mtu }
         return exchangedMTU
     }
 
@@ -153,6 +156,8 @@ struct GATTFailure: Error, CustomStringConvertible {
         engineError = error
         switch error {
         case .gatt(let error): description = "GATT: \(error)"
+        case .att(.transactionTimeout):
+            description = "no ATT response within 30 s (transaction timeout, Core Vol 3 Part F §3.3.3): the link was dropped"
         case .att(let error): description = "ATT bearer: \(error)"
         case .disconnected(let reason): description = "disconnected: \(reason)"
         case .security(.pairingFailed(let failure)): description = "pairing failed: \(Self.describe(failure))"

@@ -57,8 +57,9 @@ extension GATTPeerOptions {
         let client = EngineGATTClient(host: host, link: link, keysPath: identity.path, bondedBefore: identity.hasBond(with: link.peer))
         var failure: String?
         do {
-            // A server may refuse the exchange (Request Not Supported); 23 octets then.
-            _ = await client.exchangeMTU()
+            // A server may refuse the exchange (Request Not Supported); 23 octets then. A timeout
+            // or the link's end fails the command here.
+            _ = try await client.exchangeMTU()
             let services = try await client.discoverAll()
             try await body(client, services, interrupts)
         } catch let error as CLIError {

@@ -187,6 +187,27 @@ struct CentralEngineTests {
         #expect(driver.engine.nextDeadline == nil)
     }
 
+    @Test("an MTU exchange the server refuses (Request Not Supported) completes with ATT_MTU 23, and the link goes on")
+    func refusedMTUExchange() throws {
+        var driver = EngineDriver()
+        _ = try driver.bringUpFromBumbleCapture()
+        driver.perform(.connect(Self.peripheral, LEConnectionParameters()))
+        driver.answerCommands()
+        driver.controller(ControllerBytes.leConnectionComplete(handle: Self.link, central: true, peer: Self.peripheral))
+        driver.answerCommands()
+        let mtu = driver.perform(.gatt(connection: Self.link, .exchangeMTU))
+        #expect(driver.takeATT() == [[0x02, 0xF7, 0x00]])  // Exchange MTU Request, Client Rx MTU 247 (the driver's)
+        // Error Response: request opcode 0x02, handle 0, Request Not Supported (0x06), Core Vol 3 Part F §3.4.1.1.
+        driver.controller(ControllerBytes.att(handle: Self.link, [0x01, 0x02, 0x00, 0x00, 0x06]))
+        #expect(driver.result(mtu) == .success(.mtu(23)))
+        // The bearer is still usable: the next request goes out.
+        driver.perform(.gatt(connection: Self.link, .cachedDiscovery))
+        let read = driver.perform(.gatt(connection: Self.link, .read(handle: 3)))
+        #expect(driver.takeATT() == [[0x0A, 0x03, 0x00]])
+        driver.controller(ControllerBytes.att(handle: Self.link, [0x0B, 0x42]))
+        #expect(driver.result(read) == .success(.value([0x42])))
+    }
+
     @Test("the ATT transaction times out after 30 s of virtual time and the link is dropped")
     func attTimeout() throws {
         var driver = EngineDriver()

@@ -69,6 +69,8 @@ octets, least significant first as SMP carries it) makes those addresses from a 
 --disconnect-on OPCODE[:N] makes the peripheral disconnect (Remote User Terminated Connection)
 instead of answering the N-th (default first) ATT PDU with that opcode (hex, e.g. 0C for Read Blob
 Request), reporting EVENT {"disconnecting_on": opcode}: a peer that vanishes mid-procedure.
+--silent-on OPCODE[:N] leaves that PDU unanswered instead, reporting EVENT {"silent_on": opcode}: a peer
+whose ATT server stops answering, so the client's transaction times out (Core Vol 3 Part F §3.3.3).
 """
 
 import argparse
@@ -189,8 +191,9 @@ def on_subscription(device, connection, characteristic, notify, indicate):
         asyncio.ensure_future(send_counter(device, connection, characteristic, bool(indicate)))
 
 
-def disconnect_on(device, spec):
-    """Wraps the GATT server so that the chosen request is answered by dropping the link."""
+def disconnect_on(device, spec, silent=False):
+    """Wraps the GATT server so that the chosen request is answered by dropping the link (or, with
+    silent, not at all)."""
     opcode_text, _, nth_text = spec.partition(':')
     opcode, nth = int(opcode_text, 16), int(nth_text or 1)
     seen = 0
@@ -200,6 +203,9 @@ def disconnect_on(device, spec):
         nonlocal seen
         if pdu.op_code == opcode:
             seen += 1
+            if seen == nth and silent:
+                emit('EVENT', {'silent_on': opcode, 'occurrence': nth})
+                return
             if seen == nth:
                 emit('EVENT', {'disconnecting_on': opcode, 'occurrence': nth})
                 asyncio.ensure_future(bearer.disconnect(hci.HCI_REMOTE_USER_TERMINATED_CONNECTION_ERROR))
@@ -241,6 +247,8 @@ async def run_peripheral(device, args):
         device.on('characteristic_subscription', lambda *event: on_subscription(device, *event))
     if args.disconnect_on:
         disconnect_on(device, args.disconnect_on)
+    if args.silent_on:
+        disconnect_on(device, args.silent_on, silent=True)
     device.on('connection', lambda c: emit('EVENT', {'connected': str(c.peer_address), 'handle': c.handle}))
     device.on('connection', lambda c: c.on('connection_parameters_update', lambda: report_parameters(c)))
     if args.pairing:
@@ -509,6 +517,8 @@ async def main():
                         help='the Device pairs (bumble_pairing.py): IO capability 0-4, SC 0|1, MITM 0|1')
     parser.add_argument('--disconnect-on', metavar='OPCODE[:N]',
                         help='peripheral: drop the link instead of answering the N-th ATT PDU with this opcode (hex)')
+    parser.add_argument('--silent-on', metavar='OPCODE[:N]',
+                        help='peripheral: leave the N-th ATT PDU with this opcode (hex) unanswered')
     args = parser.parse_args()
 
     loop = asyncio.get_running_loop()
