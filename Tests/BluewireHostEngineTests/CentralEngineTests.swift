@@ -12,6 +12,18 @@ struct CentralEngineTests {
     static let peripheral = BluetoothAddress(value: 0xC0_AA_BB_CC_DD_EE, type: .random)
     static let link: UInt16 = 0x0001
 
+    /// An engine brought up from the bumble capture, connected as central to `peripheral` on `link`,
+    /// its link set-up commands answered.
+    static func connectedDriver() throws -> EngineDriver {
+        var driver = EngineDriver()
+        _ = try driver.bringUpFromBumbleCapture()
+        driver.perform(.connect(peripheral, LEConnectionParameters()))
+        driver.answerCommands()
+        driver.controller(ControllerBytes.leConnectionComplete(handle: link, central: true, peer: peripheral))
+        driver.answerCommands()
+        return driver
+    }
+
     /// The confirmed bug of the actor: scan then stop at once put Disable, Parameters, Enable on the wire.
     @Test("scan then stop at once: parameters, enable, then disable, and the controller ends up not scanning")
     func scanThenStop() throws {
@@ -167,12 +179,7 @@ struct CentralEngineTests {
 
     @Test("disconnection fails every pending GATT operation with the reason")
     func disconnectionFailsPending() throws {
-        var driver = EngineDriver()
-        _ = try driver.bringUpFromBumbleCapture()
-        driver.perform(.connect(Self.peripheral, LEConnectionParameters()))
-        driver.answerCommands()
-        driver.controller(ControllerBytes.leConnectionComplete(handle: Self.link, central: true, peer: Self.peripheral))
-        driver.answerCommands()
+        var driver = try Self.connectedDriver()
         // Handles known without a discovery on this link: the machine takes them as discovered.
         let cached = driver.perform(.gatt(connection: Self.link, .cachedDiscovery))
         #expect(driver.result(cached) == .success(.done))
@@ -189,12 +196,7 @@ struct CentralEngineTests {
 
     @Test("an MTU exchange the server refuses (Request Not Supported) completes with ATT_MTU 23, and the link goes on")
     func refusedMTUExchange() throws {
-        var driver = EngineDriver()
-        _ = try driver.bringUpFromBumbleCapture()
-        driver.perform(.connect(Self.peripheral, LEConnectionParameters()))
-        driver.answerCommands()
-        driver.controller(ControllerBytes.leConnectionComplete(handle: Self.link, central: true, peer: Self.peripheral))
-        driver.answerCommands()
+        var driver = try Self.connectedDriver()
         let mtu = driver.perform(.gatt(connection: Self.link, .exchangeMTU))
         #expect(driver.takeATT() == [[0x02, 0xF7, 0x00]])  // Exchange MTU Request, Client Rx MTU 247 (the driver's)
         // Error Response: request opcode 0x02, handle 0, Request Not Supported (0x06), Core Vol 3 Part F §3.4.1.1.
@@ -210,12 +212,7 @@ struct CentralEngineTests {
 
     @Test("the ATT transaction times out after 30 s of virtual time and the link is dropped")
     func attTimeout() throws {
-        var driver = EngineDriver()
-        _ = try driver.bringUpFromBumbleCapture()
-        driver.perform(.connect(Self.peripheral, LEConnectionParameters()))
-        driver.answerCommands()
-        driver.controller(ControllerBytes.leConnectionComplete(handle: Self.link, central: true, peer: Self.peripheral))
-        driver.answerCommands()
+        var driver = try Self.connectedDriver()
         driver.perform(.gatt(connection: Self.link, .cachedDiscovery))
         let read = driver.perform(.gatt(connection: Self.link, .read(handle: 3)))
         let queued = driver.perform(.gatt(connection: Self.link, .read(handle: 6)))
