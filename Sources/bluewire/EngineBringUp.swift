@@ -27,6 +27,11 @@ extension EngineHost {
         case .failure(.bringUp(let error)):
             await close()
             fail("\(error)")
+        case .failure(.notRunning) where bringUpStreamFailure != nil:
+            // The stream failed under bring-up: say what the controller did, not "not running".
+            let cause = bringUpStreamFailure ?? ""
+            await close()
+            fail("controller bring-up failed: \(cause)")
         case .failure(let error):
             await close()
             fail("controller bring-up failed: \(error)")
