@@ -155,7 +155,7 @@ struct ControllerScriptTests {
         let second = try await ProcessRunner.run(try ProcessRunner.bluewire, ["scan", "--duration", "1", "--transport", transport],
                                                  timeout: .seconds(30))
         #expect(second.status == 1)
-        #expect(second.standardError.contains("closed the connection before answering") && second.standardError.contains("another program"),
+        #expect(second.standardError.contains("closed its stream") && second.standardError.contains("another program"),
                 "stderr: \(second.standardError)")
         // The first host is undisturbed.
         _ = try await first.send(.readLocalVersionInformation)
