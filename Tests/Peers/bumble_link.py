@@ -249,6 +249,22 @@ async def open_single_host_tcp_server(listener, spelling):
     fails, naming the closed transport) and said on stderr; once the first host leaves, the next
     one is served.
     """
+    def peer_has_left(transport):
+        """Whether the connected host has closed its end although its end of stream is not read yet:
+        a host that reconnects at once must not be refused by its own previous connection."""
+        sock = transport.get_extra_info('socket')
+        if sock is None:
+            return True
+        probe = socket.fromfd(sock.fileno(), sock.family, sock.type)
+        try:
+            return probe.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b''
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return True
+        finally:
+            probe.close()
+
     class SingleHostSink:
         def __init__(self):
             self.transport = None
@@ -259,24 +275,28 @@ async def open_single_host_tcp_server(listener, spelling):
 
     class SingleHostProtocol(asyncio.Protocol):
         def __init__(self, source, sink):
-            self.source, self.sink, self.refused = source, sink, False
+            self.source, self.sink, self.refused, self.transport = source, sink, False, None
 
         def connection_made(self, transport):
-            if self.sink.transport is not None:
+            if self.sink.transport is not None and not peer_has_left(self.sink.transport):
                 self.refused = True
                 print(f'bumble_link: {spelling}: refused a second host (another one is connected)', file=sys.stderr, flush=True)
                 transport.close()
                 return
+            if self.sink.transport is not None:
+                self.sink.transport.close()   # the previous host left; its end of stream is still unread
             # A host that left mid-packet leaves nothing behind for the next one.
             self.source.parser.reset()
+            self.transport = transport
             self.sink.transport = transport
 
         def connection_lost(self, error):
-            if not self.refused:
+            # Only this connection's own host: a newer one may have taken the controller already.
+            if not self.refused and self.sink.transport is self.transport:
                 self.sink.transport = None
 
         def data_received(self, data):
-            if not self.refused:
+            if not self.refused and self.sink.transport is self.transport:
                 self.source.data_received(data)
 
     class SingleHostTransport(Transport):
