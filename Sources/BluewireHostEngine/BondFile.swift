@@ -42,6 +42,7 @@ public enum BondFile {
             write(bond.peerKeys, to: &w)
             w.field("local_sign_counter", Int(bond.localSignCounter))
             if let counter = bond.peerSignCounter { w.field("peer_sign_counter", Int(counter)) }
+            w.field("last_used", Int(clamping: bond.lastUsed))
             w.endObject()
         }
         w.endArray()
@@ -77,17 +78,19 @@ public enum BondFile {
             guard let peerText = entry["peer"]?.stringValue, let peer = BluetoothAddress(parsing: peerText) else {
                 throw BondFileError("\(context): \"peer\" must be an address such as AA:BB:CC:DD:EE:FF/random")
             }
-            guard let keySize = entry["key_size"]?.integerValue, (7...16).contains(keySize) else {
-                throw BondFileError("\(context): \"key_size\" must be 7-16")
-            }
+            let keySize = try integer(entry["key_size"], in: 7...16, "\(context): \"key_size\"")
             var bond = HostBond(
-                peer: peer, secureConnections: entry["secure_connections"]?.boolValue ?? false,
-                authenticated: entry["authenticated"]?.boolValue ?? false, keySize: UInt8(keySize),
+                peer: peer, secureConnections: try flag(entry["secure_connections"], "\(context): \"secure_connections\""),
+                authenticated: try flag(entry["authenticated"], "\(context): \"authenticated\""), keySize: UInt8(keySize),
                 longTermKey: try key(entry["ltk"], length: 16, "\(context).ltk"),
                 localKeys: try keys(entry["local"], "\(context).local"),
                 peerKeys: try keys(entry["peer_keys"], "\(context).peer_keys"))
             bond.localSignCounter = try counter(entry["local_sign_counter"], "\(context).local_sign_counter") ?? 0
             bond.peerSignCounter = try counter(entry["peer_sign_counter"], "\(context).peer_sign_counter")
+            // Absent in files written before the store counted uses: 0, evicted first among equals.
+            if let used = entry["last_used"] {
+                bond.lastUsed = UInt64(try integer(used, in: 0...Int64.max, "\(context).last_used"))
+            }
             bonds.append(bond)
         }
         return (localAddress, bonds)
@@ -98,10 +101,25 @@ public enum BondFile {
     /// A sign counter (0...2^32-1), absent in files written before signed writes.
     static func counter(_ value: JSONValue?, _ context: String) throws(BondFileError) -> UInt32? {
         guard let value else { return nil }
-        guard let number = value.integerValue, (0...Int64(UInt32.max)).contains(number) else {
-            throw BondFileError("\(context) must be an integer 0-4294967295")
-        }
-        return UInt32(number)
+        return UInt32(try integer(value, in: 0...Int64(UInt32.max), context))
+    }
+
+    /// A required integer in `range`. A value of another JSON type (`"16"`, a string) is named as a
+    /// type error rather than as out of range: the number may be right and only its quotes wrong.
+    static func integer(_ value: JSONValue?, in range: ClosedRange<Int64>, _ context: String) throws(BondFileError) -> Int64 {
+        let expected = "an integer \(range.lowerBound)-\(range.upperBound)"
+        guard let value else { throw BondFileError("\(context) is missing (\(expected))") }
+        guard case .number = value.kind else { throw BondFileError("\(context) must be \(expected), not a \(value.kindName)") }
+        guard let number = value.integerValue else { throw BondFileError("\(context) must be \(expected), not a fraction") }
+        guard range.contains(number) else { throw BondFileError("\(context) must be \(range.lowerBound)-\(range.upperBound), not \(number)") }
+        return number
+    }
+
+    /// An optional boolean (absent: false); `"true"`, a string, is a type error, not false.
+    static func flag(_ value: JSONValue?, _ context: String) throws(BondFileError) -> Bool {
+        guard let value else { return false }
+        guard let flag = value.boolValue else { throw BondFileError("\(context) must be true or false, not a \(value.kindName)") }
+        return flag
     }
 
     static func addressText(_ address: BluetoothAddress) -> String {
@@ -130,7 +148,10 @@ public enum BondFile {
 
     static func key(_ value: JSONValue?, length: Int, _ context: String) throws(BondFileError) -> [UInt8]? {
         guard let value, value.kind != .null else { return nil }
-        guard let text = value.stringValue, let bytes = parseHex(text), bytes.count == length else {
+        guard let text = value.stringValue else {
+            throw BondFileError("\(context) must be \(length) octets of hex in a string, not a \(value.kindName)")
+        }
+        guard let bytes = parseHex(text), bytes.count == length else {
             throw BondFileError("\(context) must be \(length) octets of hex")
         }
         return bytes
@@ -142,8 +163,7 @@ public enum BondFile {
         guard value.objectMembers != nil else { throw BondFileError("\(context) must be an object") }
         keys.longTermKey = try key(value["ltk"], length: 16, "\(context).ltk")
         if let ediv = value["ediv"] {
-            guard let number = ediv.integerValue, (0...0xFFFF).contains(number) else { throw BondFileError("\(context).ediv must be 0-65535") }
-            keys.ediv = UInt16(number)
+            keys.ediv = UInt16(try integer(ediv, in: 0...0xFFFF, "\(context).ediv"))
         }
         keys.rand = try key(value["rand"], length: 8, "\(context).rand")
         keys.identityResolvingKey = try key(value["irk"], length: 16, "\(context).irk")

@@ -9,6 +9,8 @@ struct EngineSecurity: Sendable {
     var configuration: HostSecurityConfiguration?
     /// Bonds by the peer's address on the link that paired.
     var bonds: [BluetoothAddress: HostBond] = [:]
+    /// The last `HostBond.lastUsed` given: the engine's count of bond uses (HostEngine+BondStore).
+    var bondUses: UInt64 = 0
     /// Peers whose last pairings failed, and until when a new one waits (HostEngine+PairingBackOff).
     var backOffs: [BluetoothAddress: PairingBackOff] = [:]
     /// Bonded peers' identity addresses → the resolvable private address each was last seen with (in a
@@ -24,6 +26,8 @@ struct EngineSecurity: Sendable {
 struct PendingEncryption: Hashable, Sendable {
     var level: LinkSecurityLevel
     var keySize: UInt8
+    /// The bond whose key it is (its key in the store), to note its use once the link is encrypted.
+    var bond: BluetoothAddress? = nil
 }
 
 /// Security state of one link (Core Vol 3 Part H; Vol 3 Part C §10.2.1).
@@ -95,15 +99,25 @@ extension HostEngine {
     }
 
     /// Stores a new bond, replacing an older one with the same peer identity (it paired again, perhaps
-    /// from another resolvable private address).
-    mutating func store(_ bond: HostBond) {
+    /// from another resolvable private address), and making room for it as the store's policy says
+    /// (HostEngine+BondStore). False when the policy keeps every stored bond over this one: it is not
+    /// stored.
+    mutating func store(_ bond: HostBond) -> Bool {
         if let identity = bond.peerKeys.identityAddress {
             for old in security.bonds.values where old.peerKeys.identityAddress == identity {
                 security.bonds[old.peer] = nil
             }
         }
-        security.bonds[bond.peer] = bond
+        guard makeRoom(for: bond) else {
+            resolvingListChanged()
+            emit(.bondNotStored(peer: bond.peer, authenticated: bond.authenticated))
+            return false
+        }
+        var stored = bond
+        stored.lastUsed = nextBondUse()
+        security.bonds[bond.peer] = stored
         resolvingListChanged()
+        return true
     }
 }
 

@@ -38,8 +38,11 @@ extension HostEngine {
 
     /// Stores a bond: later connections to its peer can be encrypted with its keys.
     /// With a controller that has a resolving list, the bond's IRK goes into it (HostEngine+ResolvingList).
+    /// A bond restored this way is never dropped for the store's limit (`BondStorePolicy`) here; it
+    /// counts toward it when a later pairing needs room, in the order of its `lastUsed`.
     public mutating func addBond(_ bond: HostBond) {
         security.bonds[bond.peer] = bond
+        security.bondUses = max(security.bondUses, bond.lastUsed)
         resolvingListChanged()
     }
 
@@ -88,7 +91,7 @@ extension HostEngine {
         }
         links[handle]?.security.encryptRequests.append(id)
         startEncryption(handle, key.longTermKey, ediv: key.ediv, rand: key.rand,
-                        PendingEncryption(level: bond.level, keySize: bond.keySize), id: id)
+                        PendingEncryption(level: bond.level, keySize: bond.keySize, bond: bond.peer), id: id)
     }
 
     /// The user's passkey (nil: the user refused, the pairing fails with Passkey Entry Failed, §3.5.5).
@@ -217,7 +220,7 @@ extension HostEngine {
         guard let link = links[handle], link.security.level == .unencrypted, link.security.pending == nil else { return }
         if let bond = bond(for: link.peer), bond.authenticated || !auth.mitm, let key = bond.centralKey {
             return startEncryption(handle, key.longTermKey, ediv: key.ediv, rand: key.rand,
-                                   PendingEncryption(level: bond.level, keySize: bond.keySize), id: nil)
+                                   PendingEncryption(level: bond.level, keySize: bond.keySize, bond: bond.peer), id: nil)
         }
         guard var session = link.security.session, session.isIdle else { return }
         let actions = session.start(now: now)
@@ -233,14 +236,14 @@ extension HostEngine {
             peerKeys: result.peerKeys)
         recordPairingOutcome(link.peer, failure: nil)
         links[handle]?.security.pairedMethod = result.method
-        if result.bonded { store(bond) }
+        let bonded = result.bonded && store(bond)
         // The peer's identity, when it paired from a private address (§3.6.5): shown on the link from now on,
         // and where `.connect(identity)` goes while the peer keeps this address.
         if let identity = result.peerKeys.identityAddress?.bluetoothAddress, identity != link.peer {
             links[handle]?.identity = identity
-            if result.bonded, link.peer.randomKind == .resolvablePrivate { security.currentAddresses[identity] = link.peer }
+            if bonded, link.peer.randomKind == .resolvablePrivate { security.currentAddresses[identity] = link.peer }
         }
-        emit(.paired(connection: handle, keys: bond, bonded: result.bonded, method: result.method))
+        emit(.paired(connection: handle, keys: bond, bonded: bonded, method: result.method))
         let requests = link.security.pairRequests
         links[handle]?.security.pairRequests = []
         for id in requests { complete(id, .success(.secured(link.security.level))) }
@@ -281,6 +284,7 @@ extension HostEngine {
         }
         let level = pending?.level ?? max(link.security.level, .encryptedUnauthenticated)
         let size = keySize ?? pending?.keySize ?? link.security.keySize
+        if let bond = pending?.bond { bondUsed(bond) }
         links[handle]?.security.level = level
         links[handle]?.security.keySize = size
         // Credit based channel requests are checked against this (Core Vol 3 Part A §4.22, §4.25).
@@ -329,7 +333,7 @@ extension HostEngine {
         if let bond = bond(for: link.peer),
             let key = bond.peripheralKey(ediv: request.encryptedDiversifier, rand: request.randomNumber)
         {
-            links[handle]?.security.pending = PendingEncryption(level: bond.level, keySize: bond.keySize)
+            links[handle]?.security.pending = PendingEncryption(level: bond.level, keySize: bond.keySize, bond: bond.peer)
             return enqueue(nil, .bestEffort, [.leLongTermKeyRequestReply(
                 LELongTermKeyRequestReply(connectionHandle: handle, longTermKey: key))], optional: true)
         }

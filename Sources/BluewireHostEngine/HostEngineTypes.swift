@@ -263,6 +263,14 @@ public enum HostEngineEvent: Hashable, Sendable {
     indirect case paired(connection: UInt16, keys: HostBond, bonded: Bool, method: PairingMethod)
     /// A pairing failed; its keys are discarded.
     case pairingFailed(connection: UInt16, PairingFailure)
+    /// The bond store was full (`BondStorePolicy.limit`) and this bond, the one its policy puts first
+    /// (unauthenticated before authenticated, used longest ago first), was removed to make room for a
+    /// new one. Save the store again: the bond is gone from memory.
+    case bondEvicted(peer: BluetoothAddress, authenticated: Bool)
+    /// The bond store was full of bonds its policy keeps (authenticated ones, unless
+    /// `BondStorePolicy.evictsAuthenticated`), so the bond a pairing just made with `peer` was not
+    /// stored; the pairing secured its link all the same, and `.paired` says `bonded: false`.
+    case bondNotStored(peer: BluetoothAddress, authenticated: Bool)
     /// A Signed Write Command was dropped (Core Vol 3 Part C §10.4.2): why.
     case signedWriteRefused(connection: UInt16, handle: UInt16, reason: SignedWriteRefusal)
     /// A peer's client read a value from the local GATT server (Read, Read Blob, Read Multiple, Read

@@ -69,11 +69,18 @@ public struct HostSecurityConfiguration: Sendable {
     /// Advertise from resolvable private addresses made from `pairing.identityResolvingKey` (which must be
     /// set), replaced every `rotationInterval`; nil: advertise from the static random address.
     public var privacy: PrivacyConfiguration?
+    /// How many bonds are kept and which are evicted for new ones (`BondStorePolicy`: 128,
+    /// unauthenticated bonds first, the one used longest ago first).
+    public var bondStore: BondStorePolicy
 
-    public init(pairing: PairingConfiguration, crypto: SMPCrypto, privacy: PrivacyConfiguration? = nil) {
+    public init(
+        pairing: PairingConfiguration, crypto: SMPCrypto, privacy: PrivacyConfiguration? = nil,
+        bondStore: BondStorePolicy = BondStorePolicy()
+    ) {
         self.pairing = pairing
         self.crypto = crypto
         self.privacy = privacy
+        self.bondStore = bondStore
     }
 }
 
@@ -116,6 +123,11 @@ public struct HostBond: Hashable, Sendable {
     public var localSignCounter: UInt32 = 0
     /// The highest SignCounter accepted from the peer (§10.4.2): a signed write must carry a larger one.
     public var peerSignCounter: UInt32?
+    /// When the bond was last used (made, or a link encrypted with its key), as the engine's count of
+    /// such uses: a later use has a larger number. Not a time: it orders bonds for `BondStorePolicy`'s
+    /// eviction, the one used longest ago first, and survives a restart in the bond file. 0: not known
+    /// (a file written before it was kept).
+    public var lastUsed: UInt64 = 0
 
     public init(
         peer: BluetoothAddress, secureConnections: Bool, authenticated: Bool, keySize: UInt8, longTermKey: [UInt8]?,

@@ -171,8 +171,8 @@ struct GATTFailure: Error, CustomStringConvertible {
 
     static func describe(_ failure: PairingFailure) -> String {
         switch failure {
-        case .local(let reason): "\(reason) (sent by this side)"
-        case .remote(let reason): "\(reason) (sent by the peripheral)"
+        case .local(let reason): "\(reason.name) (sent by this side)"
+        case .remote(let reason): "\(reason.name) (sent by the peripheral)"
         case .timeout: "no answer within 30 s (SMP timeout)"
         }
     }

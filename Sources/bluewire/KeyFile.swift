@@ -2,9 +2,6 @@ import ArgumentParser
 import Bluewire
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `--keys FILE`: the bond store of one local identity (Docs/BondFormat.md), shared by `pair`,
 /// `bonds`, `gatt`, `serve`, `l2cap` and `scan` (which only reads its peers' IRKs). Default: `$XDG_DATA_HOME/bluewire/keys.json`, or `~/.local/share/bluewire/keys.json`
@@ -48,16 +45,16 @@ enum KeyFile {
     }
 
     /// The file's bonds; no bonds when it does not exist. Throws a `CLIError` naming the file when it
-    /// cannot be read or is not a bond file.
+    /// cannot be read (in the system's words: "Permission denied", a directory) or is not a bond file.
     static func load(_ path: String) throws(CLIError) -> Contents {
-        guard FileManager.default.fileExists(atPath: path) else { return Contents(localAddress: nil, bonds: [], exists: false) }
-        let data: Data
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            guard let read = try PrivateFile.read(path) else { return Contents(localAddress: nil, bonds: [], exists: false) }
+            bytes = read
         } catch {
-            throw CLIError("cannot read bond file \(path): \(reason(error))")
+            throw CLIError("cannot read bond file \(path): \(error.reason)")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw CLIError("bond file \(path) is damaged (not UTF-8); it was left unchanged")
         }
         do {
@@ -68,32 +65,21 @@ enum KeyFile {
         }
     }
 
-    /// Writes the bonds to a temporary file beside `path` (mode 0600: it holds long-term keys), then
-    /// renames it over `path`, so a reader sees the old file or the new one, never half of one. The
-    /// directory is created (mode 0700) if missing.
+    /// Writes the bonds atomically with mode 0600 (it holds long-term keys): a reader sees the old file
+    /// or the new one, never half of one, and a symbolic link stays a link, its target replaced
+    /// (`PrivateFile.replace`). The directory is created (mode 0700) if missing.
     static func save(_ bonds: [HostBond], localAddress: BluetoothAddress?, to path: String) throws(CLIError) {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw CLIError("cannot create the directory of bond file \(path): \(reason(error))")
-        }
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path
-        let data = Data((BondFile.encode(bonds, localAddress: localAddress) + "\n").utf8)
-        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw CLIError("cannot write bond file \(path): cannot create \(temporary)")
-        }
-        // createFile's mode is subject to the umask and an existing file keeps its own: set it.
-        _ = chmod(temporary, 0o600)
-        guard rename(temporary, path) == 0 else {
-            let error = String(cString: strerror(errno))
-            unlink(temporary)
-            throw CLIError("cannot write bond file \(path): \(error)")
-        }
+        try write(Array((BondFile.encode(bonds, localAddress: localAddress) + "\n").utf8), to: path)
     }
 
-    static func reason(_ error: any Error) -> String { error.localizedDescription }
+    /// Writes an encoded bond file (`save`'s second half, also run off the host by `BondSaver`).
+    static func write(_ bytes: [UInt8], to path: String) throws(CLIError) {
+        do {
+            try PrivateFile.replace(path, with: bytes)
+        } catch {
+            throw CLIError("cannot write bond file \(path): \(error.reason)")
+        }
+    }
 
     /// The address as the bond file and `bonds list` write it (`/random` for a random address).
     static func addressText(_ address: BluetoothAddress) -> String {

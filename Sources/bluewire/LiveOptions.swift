@@ -64,6 +64,9 @@ struct LiveOptions: ParsableArguments {
         }
         var configuration = HostEngineConfiguration(randomAddress: own)
         configuration.connectionTimeout = connectionTimeout
+        // Every command offers and serves the ATT_MTU BlueZ and bumble do (the engine's own default
+        // is smaller, for firmware); a command may change it (`serve --mtu`).
+        configuration.preferredMTU = 517
         // Bring-up ends by clearing what a previous program left (`bringUpForCommand`), in a place on
         // the wire that does not depend on timing, so every session replays from its capture.
         configuration.clearsControllerLeftoversAtStart = true

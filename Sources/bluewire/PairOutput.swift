@@ -22,7 +22,7 @@ enum PairOutput {
         case .connectionFailed(let status): "\(status)"
         case .command(let command): "\(command)"
         case .cancelled: "cancelled"
-        case .security(.pairingFailed(let failure)): "\(failure)"
+        case .security(.pairingFailed(let failure)): GATTFailure.describe(failure)
         case .security(let security): "\(security)"
         case .disconnected(let reason): "disconnected: \(reason)"
         default: "\(error)"

@@ -17,6 +17,15 @@ struct ServeCommand: AsyncParsableCommand {
             the database's Device Name, else "Bluewire") and the primary services' UUIDs; advertising \
             resumes after each connection and disconnection, so several centrals can connect.
 
+            EATT (Enhanced ATT, Core Vol 3 Part G §5.3.2) is offered as BlueZ offers it: the database \
+            gets a GATT service (0x1801, after its last handle) with Server Supported Features (0x2B3A, \
+            EATT bit set) and Client Supported Features (0x2B29) unless it declares them itself, and \
+            SPSM 0x0027 accepts Enhanced Credit Based channels, each one more ATT bearer of the same \
+            database (ATT_MTU --mtu, at least 64). --no-eatt serves the file's attributes alone.
+
+            --mtu N is the ATT_MTU offered when a central exchanges MTUs (default 517, as BlueZ and \
+            bumble); the line `mtu` says what the exchange settled.
+
             One line per event: connected, mtu, read, write, subscribed/unsubscribed, indication, refused \
             (an ATT Error Response), disconnected, advertising; and for security: passkey, compare, \
             encryption, paired, pairing failed. A central's write to a characteristic with Notify or \
@@ -63,6 +72,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Name to advertise (default: the database's Device Name).", valueName: "name"))
     var name: String?
 
+    @Option(name: .long, help: ArgumentHelp("ATT_MTU offered to centrals in the MTU exchange, 23-517 (default 517, as BlueZ and bumble offer).", valueName: "n"))
+    var mtu: Int = ServeCommand.defaultMTU
+
+    /// 517: the longest attribute value (512, Core Vol 3 Part F §3.2.9) fits one Read Response with
+    /// its opcode and Read Blob's offset to spare; what BlueZ and bumble offer, so that GATT scripts
+    /// written against them see the same ATT_MTU.
+    static let defaultMTU = 517
+
+    @Flag(name: .customLong("no-eatt"), help: "Offer no Enhanced ATT: no Server/Client Supported Features added to the database, SPSM 0x0027 not registered.")
+    var noEATT = false
+
     @Option(name: .customLong("max-connections"), help: ArgumentHelp("Stop advertising while this many centrals are connected.", valueName: "n"))
     var maxConnections: Int?
 
@@ -83,11 +103,14 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Bonds (with --db)") var keyFile: KeyFileOptions
 
     func validate() throws {
+        // Core Vol 3 Part F §3.2.8: ATT_MTU is at least 23 on LE; 517 is the most any value needs.
+        guard (23...517).contains(mtu) else { throw ValidationError("invalid MTU \(mtu): 23-517") }
         guard (db != nil) != throughput else { throw ValidationError("give either --db FILE or --throughput") }
         if throughput && (!pairing.isDefault || keyFile.keys != nil || keyFile.bonds != nil) {
             throw ValidationError("pairing options and --keys are for --db")
         }
         if throughput && privacy.privacy { throw ValidationError("--privacy is for --db") }
+        if throughput && noEATT { throw ValidationError("--no-eatt is for --db") }
         if let psm {
             guard throughput else { throw ValidationError("--psm is for --throughput") }
             guard parseSPSM(psm) != nil else { throw ValidationError("invalid PSM \(psm): expected a number such as 0x0080") }
@@ -103,7 +126,9 @@ struct ServeCommand: AsyncParsableCommand {
         if throughput, let spsm = psm.flatMap(parseSPSM) {
             return await ServeChannelThroughput.run(name: name, psm: spsm, sduLength: sduLength, json: json, live: live)
         }
-        guard let db else { return await ServeThroughput.run(name: name, maxConnections: maxConnections, json: json, live: live) }
+        guard let db else {
+            return await ServeThroughput.run(name: name, maxConnections: maxConnections, mtu: UInt16(mtu), json: json, live: live)
+        }
         // The database is checked before the controller is touched.
         let database: GATTDatabase
         // Worded as `decode` words it: "cannot open FILE: reason".
@@ -118,7 +143,7 @@ struct ServeCommand: AsyncParsableCommand {
             fail("\(db): \((error as NSError).localizedDescription)")
         }
         await ServeDatabase.run(database, ServeDatabase.Options(
-            name: name, maxConnections: maxConnections, json: json, live: live, pairing: pairing,
+            name: name, maxConnections: maxConnections, mtu: UInt16(mtu), eatt: !noEATT, json: json, live: live, pairing: pairing,
             keyFile: keyFile, privacy: privacy))
     }
 }

@@ -10,6 +10,10 @@ enum ServeDatabase {
     struct Options {
         var name: String?
         var maxConnections: Int?
+        /// `--mtu`: the ATT_MTU offered in exchanges and used by the server.
+        var mtu: UInt16 = UInt16(ServeCommand.defaultMTU)
+        /// Offer Enhanced ATT (`ServeEATT`); false with `--no-eatt`.
+        var eatt = true
         var json: Bool
         var live: LiveOptions
         var pairing: ServePairingOptions
@@ -19,8 +23,18 @@ enum ServeDatabase {
         var privacy = ServePrivacyOptions()
     }
 
-    static func run(_ database: GATTDatabase, _ options: Options) async {
+    static func run(_ file: GATTDatabase, _ options: Options) async {
         let output = ServeOutput(json: options.json)
+        var database = file
+        var eatt: ServeEATT.Declaration?
+        if options.eatt {
+            if let declared = ServeEATT.declare(in: file) {
+                database = declared.database
+                eatt = declared.declaration
+            } else {
+                output.note("EATT not offered: the database's GATT service (0x1801) is not its last service, so Server Supported Features cannot be added without moving handles")
+            }
+        }
         var live = options.live
         // Peers find their keys by our address: the file brings the address its bonds were made with.
         // A default file of another --own-address is left out; one the user named is an error.
@@ -30,11 +44,12 @@ enum ServeDatabase {
         let stop = ServeSignals.stopRequests()
         let host: EngineHost
         do {
-            host = try await live.startEngineHost(connectionTimeout: .seconds(10))
+            host = try await live.startEngineHost(connectionTimeout: .seconds(10)) { $0.preferredMTU = options.mtu }
         } catch {
             fail("\(error)")
         }
-        var security = HostSecurityConfiguration(pairing: options.pairing.configuration, crypto: SMPCrypto(SwiftCryptoSMP()))
+        var security = HostSecurityConfiguration(
+            pairing: options.pairing.configuration, crypto: SMPCrypto(SwiftCryptoSMP()), bondStore: options.pairing.bondStore)
         if options.privacy.privacy {
             output.note(options.privacy.apply(to: &security, bonds: stored, identity: await host.localAddress, keysPath: identity.inUse ? identity.path : nil))
         }
@@ -47,6 +62,10 @@ enum ServeDatabase {
         // Subscribed before advertising, so the first central's connection is not missed.
         let events = await host.events()
         await host.bringUpForCommand()
+        // Registered before advertising, so the first central finds SPSM 0x0027; said after the
+        // advertising line, which stays the first.
+        var eattRegistration: String?
+        if let eatt, eatt.offersEATT { eattRegistration = await ServeEATT.register(on: host, mtu: Int(options.mtu)) }
         let advertisement: HostAdvertisement
         do {
             // Laid out for legacy PDUs (name shortened into the data, complete in the scan response).
@@ -66,20 +85,27 @@ enum ServeDatabase {
         if let layout = await host.advertisingLayout {
             output.advertising(name: advertisement, address: await host.localAddress, layout: layout, attributes: database.attributes.count)
         }
+        if let eatt, eatt.offersEATT {
+            if let failure = eattRegistration { output.note(failure) } else { output.eatt(eatt, mtu: Int(options.mtu)) }
+        }
 
         let centrals = ServeCentrals()
-        let loop = ServeEngineLoop(host: host, output: output, centrals: centrals, pairing: options.pairing, keys: identity)
+        let writer = ServeEngineLoop.writer(for: identity, output: output)
+        let loop = ServeEngineLoop(host: host, output: output, centrals: centrals, pairing: options.pairing, keys: identity, writer: writer)
         // Serve until a signal, or until the host ends (its events finish when the transport closes).
         let signal = await ServeSignals.serve(until: stop) { await loop.run(events) }
         guard let signal else {
             // Why, when the transport says (a replay's mismatch names the record and both packets).
             let why = await host.transportFailure.flatMap { $0 == .closed ? nil : ": \($0)" } ?? ""
             await host.close()
+            await writer?.flush()
             fail("the controller connection ended" + why)
         }
         if await shutDown(host, centrals: centrals.handles, within: .seconds(3)) == false {
             output.note("disconnecting timed out")
         }
+        // A save asked for is on the disk before the process ends.
+        await writer?.flush()
         output.stopped(signal: signal)
     }
 

@@ -12,10 +12,21 @@ struct ServeEngineLoop: Sendable {
     let pairing: ServePairingOptions
     /// The bond file: new bonds are saved to it unless it was left out (another local identity).
     let keys: KeyFileIdentity
+    /// Writes it off every link's path (nil when the file was left out).
+    let writer: BondFileWriter?
 
     func run(_ events: AsyncStream<HostEngineEvent>) async {
+        // The store's latest use saved: a link encrypted with a bond makes a later one (HostBond.lastUsed).
+        var savedUse = await host.bonds.map(\.lastUsed).max() ?? 0
+        // The EATT bearers open, by link and CID.
+        var bearers: Set<UInt32> = []
         for await event in events {
             switch event {
+            case .channelOpened(let channel) where channel.psm == .eatt && channel.isEnhanced:
+                bearers.insert(UInt32(channel.connection) << 16 | UInt32(channel.cid))
+                output.eattBearer(channel.connection, cid: channel.cid, mtu: min(channel.mtu, channel.peerMTU))
+            case .channelClosed(let connection, let cid, _) where bearers.remove(UInt32(connection) << 16 | UInt32(cid)) != nil:
+                output.eattBearer(connection, cid: cid, mtu: nil)
             case .connected(let connection) where connection.role == .peripheral:
                 centrals.peers.withLock { $0[connection.handle] = connection.peer }
                 output.connected(connection.handle, peer: connection.peer)
@@ -44,11 +55,26 @@ struct ServeEngineLoop: Sendable {
                 output.comparison(connection, value, accepted: pairing.yes)
             case .encryptionChanged(let connection, let level, let keySize):
                 output.encryptionChanged(connection, level: level, keySize: keySize)
+                // A bond used is now the last the store would evict: that order goes to the file too.
+                let bonds = await host.bonds
+                if let use = bonds.map(\.lastUsed).max(), use > savedUse {
+                    savedUse = use
+                    await saveBonds(bonds, announced: false)
+                }
             case .paired(let connection, let keys, let bonded, let method):
                 output.paired(connection, keys: keys, bonded: bonded, method: method)
-                if bonded { await saveBonds() }
+                if bonded {
+                    let bonds = await host.bonds
+                    savedUse = max(savedUse, bonds.map(\.lastUsed).max() ?? 0)
+                    await saveBonds(bonds, announced: true)
+                }
             case .pairingFailed(let connection, let failure):
                 output.pairingFailed(connection, failure)
+            case .bondEvicted(let peer, let authenticated):
+                output.note("bond store full: evicted the bond with \(KeyFile.addressText(peer)) "
+                    + "(\(authenticated ? "authenticated" : "unauthenticated"), used longest ago)")
+            case .bondNotStored(let peer, _):
+                output.note("bond store full of bonds kept (authenticated): the bond with \(KeyFile.addressText(peer)) was not stored")
             default:
                 break
             }
@@ -73,17 +99,27 @@ struct ServeEngineLoop: Sendable {
         }
     }
 
-    /// Every bond the engine holds (those loaded from the file and the new ones) back to the file.
-    func saveBonds() async {
-        guard keys.inUse else {
-            output.note("the bond was not saved: \(keys.path) holds the bonds of another local address than --own-address")
+    /// Every bond the engine holds (those loaded from the file and the new ones) back to the file, by
+    /// the writer's thread: this loop and the host go on at once. `announced`: a line says when it is
+    /// written (`bonds saved to FILE`); a save that only keeps the use order says nothing unless it fails.
+    func saveBonds(_ bonds: [HostBond], announced: Bool) async {
+        guard let writer else {
+            if announced {
+                output.note("the bond was not saved: \(keys.path) holds the bonds of another local address than --own-address")
+            }
             return
         }
-        do {
-            try KeyFile.save(await host.bonds, localAddress: await host.localAddress, to: keys.path)
-            output.note("bonds saved to \(keys.path)")
-        } catch {
-            output.note("\(error)")
-        }
+        writer.save(bonds, localAddress: await host.localAddress, label: announced ? "announced" : nil)
+    }
+
+    /// The writer for `keys` (nil when the file was left out), reporting on `output`.
+    static func writer(for keys: KeyFileIdentity, output: ServeOutput) -> BondFileWriter? {
+        guard keys.inUse else { return nil }
+        return BondFileWriter(path: keys.path, report: { outcome in
+            switch outcome.result {
+            case .success: if outcome.label != nil { output.note("bonds saved to \(keys.path)") }
+            case .failure(let failure): output.note("cannot write bond file \(keys.path): \(failure.reason)")
+            }
+        })
     }
 }

@@ -88,11 +88,31 @@ extension ServeOutput {
                     "keys": names, "bonded": bonded])
     }
 
+    /// What `serve` offers for Enhanced ATT: where the feature characteristics are, SPSM 0x0027.
+    func eatt(_ declaration: ServeEATT.Declaration, mtu: Int) {
+        let client = declaration.clientSupportedFeatures.map { ", Client Supported Features \(h($0))" } ?? ""
+        let bearerMTU = ServeEATT.bearerParameters(mtu: mtu).mtu
+        emit(text: "eatt on SPSM 0x0027 (bearer MTU \(bearerMTU)): Server Supported Features \(h(declaration.serverSupportedFeatures))\(client)",
+             json: ["event": "eatt", "spsm": 0x27, "mtu": bearerMTU, "server_supported_features": Int(declaration.serverSupportedFeatures),
+                    "client_supported_features": declaration.clientSupportedFeatures.map { Int($0) } as (any Sendable)?])
+    }
+
+    /// An EATT bearer opened (a central's Enhanced Credit Based channel on 0x0027) or closed.
+    func eattBearer(_ connection: UInt16, cid: UInt16, mtu: Int?) {
+        if let mtu {
+            emit(text: "eatt bearer \(h(connection)) cid \(h(cid)): ATT_MTU \(mtu)",
+                 json: ["event": "eatt-bearer", "connection": Int(connection), "cid": Int(cid), "mtu": mtu])
+        } else {
+            emit(text: "eatt bearer closed \(h(connection)) cid \(h(cid))",
+                 json: ["event": "eatt-bearer-closed", "connection": Int(connection), "cid": Int(cid)])
+        }
+    }
+
     func pairingFailed(_ connection: UInt16, _ failure: PairingFailure) {
         let reason: String
         switch failure {
-        case .local(let why): reason = "\(why) (sent by serve)"
-        case .remote(let why): reason = "\(why) (sent by the central)"
+        case .local(let why): reason = "\(why.name) (sent by serve)"
+        case .remote(let why): reason = "\(why.name) (sent by the central)"
         default: reason = "\(failure)"
         }
         emit(text: "pairing failed \(h(connection)): \(reason)",

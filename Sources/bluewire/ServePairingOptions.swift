@@ -30,12 +30,24 @@ struct ServePairingOptions: ParsableArguments {
     @Flag(name: .long, help: "Accept Numeric Comparison without asking.")
     var yes = false
 
+    @Option(name: .customLong("max-bonds"), help: ArgumentHelp(
+        "Most bonds kept (default 128); beyond it the unauthenticated bond used longest ago is evicted.", valueName: "n"))
+    var maxBonds: Int = BondStorePolicy.defaultLimit
+
+    @Flag(name: .customLong("evict-authenticated"), help: "With --max-bonds: a new authenticated bond may evict the authenticated bond used longest ago when no unauthenticated one is left (default: authenticated bonds are kept, the new bond is not stored).")
+    var evictAuthenticated = false
+
+    /// The bond store's limit and policy (`BondStorePolicy`).
+    var bondStore: BondStorePolicy { BondStorePolicy(limit: maxBonds, evictsAuthenticated: evictAuthenticated) }
+
     /// No pairing option given (what --throughput requires).
     var isDefault: Bool {
         io == "keyboard-display" && !mitm && !legacy && !secureConnectionsOnly && !noBond && passkey == nil && !yes
+            && maxBonds == BondStorePolicy.defaultLimit && !evictAuthenticated
     }
 
     func validate() throws {
+        guard maxBonds >= 1 else { throw ValidationError("invalid --max-bonds \(maxBonds): at least 1") }
         try PairingOptions.validate(io: io, passkey: passkey, legacy: legacy, secureConnectionsOnly: secureConnectionsOnly)
     }
 

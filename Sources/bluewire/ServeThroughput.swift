@@ -9,7 +9,7 @@ import Foundation
 /// sink that counts written packets, and the sink's report), advertises it, and prints what the
 /// centrals do until SIGINT or SIGTERM. The engine streams the notifications (`HostRequest.streamATT`).
 enum ServeThroughput {
-    static func run(name: String?, maxConnections: Int?, json: Bool, live: LiveOptions) async {
+    static func run(name: String?, maxConnections: Int?, mtu: UInt16, json: Bool, live: LiveOptions) async {
         let output = ServeOutput(json: json)
         let name = name ?? "Bluewire Throughput"
         let peer: ThroughputPeer
@@ -21,7 +21,7 @@ enum ServeThroughput {
         let stop = ServeSignals.stopRequests()
         let host: EngineHost
         do {
-            host = try await live.startEngineHost(connectionTimeout: .seconds(10))
+            host = try await live.startEngineHost(connectionTimeout: .seconds(10)) { $0.preferredMTU = mtu }
         } catch {
             fail("\(error)")
         }

@@ -58,4 +58,29 @@ struct BondFileTests {
             }
         }
     }
+
+    @Test("a value of the wrong JSON type is named as a type error, not as out of range")
+    func typeErrorsNamed() {
+        let cases: [(String, String)] = [
+            (#"{"bluewire_bonds": 1, "bonds": [{"peer": "00:11:22:33:44:55", "key_size": "16"}]}"#,
+             #"bond 0: "key_size" must be an integer 7-16, not a string"#),
+            (#"{"bluewire_bonds": 1, "bonds": [{"peer": "00:11:22:33:44:55"}]}"#, #"bond 0: "key_size" is missing"#),
+            (#"{"bluewire_bonds": 1, "bonds": [{"peer": "00:11:22:33:44:55", "key_size": 17}]}"#, #""key_size" must be 7-16, not 17"#),
+            (#"{"bluewire_bonds": 1, "bonds": [{"peer": "00:11:22:33:44:55", "key_size": 16, "authenticated": "true"}]}"#,
+             #""authenticated" must be true or false, not a string"#),
+            (#"{"bluewire_bonds": 1, "bonds": [{"peer": "00:11:22:33:44:55", "key_size": 16, "ltk": 5}]}"#,
+             "bond 0.ltk must be 16 octets of hex in a string, not a number"),
+            (#"{"bluewire_bonds": 1, "bonds": [{"peer": "00:11:22:33:44:55", "key_size": 16, "local": {"ediv": "1"}}]}"#,
+             "bond 0.local.ediv must be an integer 0-65535, not a string"),
+        ]
+        for (text, message) in cases {
+            do {
+                _ = try BondFile.decode(text)
+                Issue.record("accepted: \(text)")
+            } catch {
+                #expect(error.description.contains(message), "\(text) → \(error)")
+                #expect(!error.description.contains("must be 7-16") || message.contains("not 17"), "\(text) → \(error)")
+            }
+        }
+    }
 }

@@ -40,7 +40,8 @@ struct AnalyzeExportServeRoundTripTests {
         try await withBumblePeer([.tcp], arguments: ["--central", address.hexString]) { peer in
             let peerLog = EventLog(peer.events.map { PeerJSON(line: $0) })
             let serve = try PeripheralProcess("bluewire", [
-                "serve", "--db", dbFile.path, "--transport", peer.transports[0], "--own-address", address.hexString,
+                // The file's attributes alone, handle for handle (no GATT service added for EATT).
+                "serve", "--db", dbFile.path, "--transport", peer.transports[0], "--own-address", address.hexString, "--no-eatt",
             ])
             defer { serve.stop() }
             _ = try await serve.first("the advertising line") { $0.hasPrefix("advertising \"") }

@@ -139,7 +139,7 @@ struct GATTClientCLISecurityTests {
         peripheral.peer.send(line: #"{"op": "passkey", "value": 222222}"#)
         #expect(await wrong.exitStatus(within: .seconds(30)) == 1)
         let error = wrong.standardError
-        #expect(error.hasPrefix("bluewire: \(peripheral.address): pairing failed: confirmValueFailed"), "stderr: \(error)")
+        #expect(error.hasPrefix("bluewire: \(peripheral.address): pairing failed: Confirm Value Failed"), "stderr: \(error)")
         #expect(error.split(separator: "\n").count == 1, "one line: \(error)")
         #expect(await wrong.lines.events.isEmpty, "no value printed")
         #expect(!FileManager.default.fileExists(atPath: otherKeys), "no bond saved")

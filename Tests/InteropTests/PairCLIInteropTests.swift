@@ -167,7 +167,10 @@ struct PairCLIInteropTests {
             process.write(line: String((shown + 1) % 1_000_000))
             #expect(await process.exitStatus() == 1)
             #expect(process.standardError.contains("pairing with"), "stderr: \(process.standardError)")
-            #expect(process.standardError.lowercased().contains("confirm"), "the reason (Confirm Value Failed) by name: \(process.standardError)")
+            // The reason as Core Vol 3 Part H §3.5.5 names it, and which side sent it; no Swift type path.
+            #expect(process.standardError.contains("failed: Confirm Value Failed (sent by the peripheral)"),
+                    "the reason by name: \(process.standardError)")
+            #expect(!process.standardError.contains("BluewireSMP"), "no Swift type names: \(process.standardError)")
             let next = try await ProcessRunner.run(try ProcessRunner.bluewire, [
                 "pair", address, "--transport", peer.transports[0], "--io", "keyboard-only", "--mitm", "--passkey", "0",
             ], timeout: .seconds(30))

@@ -50,12 +50,20 @@ struct ServeCommandInteropTests {
             ])
             defer { serve.stop() }
             let banner = try await serve.first("the advertising line") { $0.hasPrefix("advertising \"") }
-            #expect(banner == "advertising \"Served\" as \(address) (legacy), serving \(table.database.attributes.count) attributes")
+            // The table, and for EATT a GATT service after its last handle: its declaration and two
+            // characteristics of two attributes each.
+            #expect(banner == "advertising \"Served\" as \(address) (legacy), serving \(table.database.attributes.count + 5) attributes")
             try await peerLog.first("bumble's discovery") { $0.isCentral(0, "discovered") }
 
-            // Every characteristic, with the values of the table, the long one by Read Blob.
+            // Every characteristic, with the values of the table, the long one by Read Blob; and
+            // Server Supported Features (EATT bit) and Client Supported Features, which bumble reads too.
             let entries = await peerLog.events.filter { $0.isCentral(0, "characteristic") }
-            #expect(entries.count == table.database.characteristics.count)
+            #expect(entries.count == table.database.characteristics.count + 2)
+            let last = try #require(table.database.attributes.last?.handle)
+            let features = entries.filter { ($0["handle"]?.int ?? 0) > Int(last) }
+            #expect(features.map { $0["value"]?.string } == ["01", "00"], "\(features)")
+            #expect(features.compactMap { $0["characteristic"]?.string }.map { $0.uppercased() }.allSatisfy { $0.contains("2B3A") || $0.contains("2B29") },
+                    "\(features)")
             for characteristic in table.database.characteristics {
                 let entry = entries.first { $0["handle"]?.int == Int(characteristic.valueHandle) }
                 #expect(entry?["value"]?.string == table.database[handle: characteristic.valueHandle]?.cachedValue.map(hexBytes),

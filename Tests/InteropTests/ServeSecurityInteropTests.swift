@@ -135,7 +135,7 @@ struct ServeSecurityInteropTests {
             let compare = try await serve.first("the comparison line") { $0.hasPrefix("compare 0x") }
             #expect(compare.hasSuffix(": rejected (no --yes)"), "\(compare)")
             let failed = try await serve.first("the pairing failed line") { $0.hasPrefix("pairing failed 0x") }
-            #expect(failed.contains("numericComparisonFailed (sent by serve)"), "\(failed)")
+            #expect(failed.contains("Numeric Comparison Failed (sent by serve)"), "\(failed)")
             try await log.first("bumble's pairing failure") { $0.isCentral(0, "pairing_failed") }
             #expect(try await Self.read(peer, log, Self.encrypted, 1)["error"]?.int == 0x0F, "still Insufficient Encryption")
             #expect(await !serve.lines.events.contains { $0.hasPrefix("paired ") })

@@ -11,9 +11,10 @@
 #   'bluewire serve --transport hci1 --db db.json & sleep 2; bluewire scan --transport hci0 --duration 3'
 # Without steps it runs the KernelUserChannelTests suite (Reset → Command Complete over the user
 # channel, busy, reopen, missing device), scripts/vm/kernel-scan.sh (Bluewire on hci0 scans what
-# Bluewire on hci1 advertises) and scripts/vm/kernel-l2cap.sh (262,144 octets piped through `bluewire
-# l2cap connect` on hci0 all reach the kernel's l2test on hci1). --capture FILE keeps the guest's btmon recording (btsnoop
-# datalink 2001). --verbose echoes everything the guest prints.
+# Bluewire on hci1 advertises), scripts/vm/kernel-l2cap.sh (262,144 octets piped through `bluewire
+# l2cap connect` on hci0 all reach the kernel's l2test on hci1) and scripts/vm/kernel-eatt.sh
+# (bluetoothd on hci1 reads from `bluewire serve` on hci0 over EATT bearers). --capture FILE keeps
+# the guest's btmon recording (btsnoop datalink 2001). --verbose echoes everything the guest prints.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -43,7 +44,8 @@ tests="$build_dir/BluewirePackageTests.xctest"
 
 if [ $# -eq 0 ]; then
   set -- "BLUEWIRE_KERNEL_HCI=hci0 $tests --testing-library swift-testing --filter KernelUserChannelTests" \
-    "bash $root/scripts/vm/kernel-scan.sh" "bash $root/scripts/vm/kernel-l2cap.sh"
+    "bash $root/scripts/vm/kernel-scan.sh" "bash $root/scripts/vm/kernel-l2cap.sh" \
+    "bash $root/scripts/vm/kernel-eatt.sh"
 fi
 
 out=$(mktemp -d "$root/.build/vm-XXXXXX")
