@@ -13,4 +13,6 @@ for role in "${@:-peripheral central}"; do
     timeout 300 "$python" Examples/Firmware/firmware_test.py "$r" || { echo "firmware-test: $r failed"; status=1; }
   done
 done
+# Flash and static RAM again, now with the peak heap and stack high-water mark the runs measured.
+bash scripts/firmware.sh sizes
 exit $status

@@ -2,14 +2,17 @@
 # Bluewire on a Cortex-M4 microcontroller (QEMU's mps2-an386 board), built with Embedded Swift.
 #
 #   bash scripts/firmware.sh build                                  # both images, prints their sizes
-#   bash scripts/firmware.sh run peripheral|central --uart tcp:HOST:PORT
+#   bash scripts/firmware.sh run peripheral|central --uart tcp:HOST:PORT [--store FILE]
+#
+# --store FILE: the board's key store (its address and bonds) is FILE on this machine, read at reset and
+# written when a pairing bonds, through ARM semihosting; without it each run starts with no bonds.
 #
 # Each image is the sans-I/O core modules, BluewireHostEngine and the app compiled together as one
 # Swift module for armv7em-none-none-eabi, linked by the toolchain's ld.lld against picolibc (Debian's
 # picolibc-arm-none-eabi) and a small start-up in Examples/Firmware/Startup. UART0 carries H4 to the
-# controller; UART1 is the log (QEMU stdio). Measured with Swift 6.3: peripheral 127,844 bytes of
-# .text+.rodata (128,920 with .data's initial values) and 5,584 of static RAM, central 174,044 (175,464)
-# and 5,936 (README, Firmware, has the steps).
+# controller; UART1 is the log (QEMU stdio). Both images pair (the controller's crypto). Measured with
+# Swift 6.3: peripheral 201,392 bytes of flash (.text+.rodata 200,084) and 6,392 of static RAM (README,
+# Firmware, has the figures and the steps).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -37,12 +40,12 @@ swift_lib_dir() { dirname "$(dirname "$(command -v swiftc)")"; }
 # as scripts/check-embedded.sh), then the app's own.
 core_modules=(BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT BluewireSMP BluewireHostEngine)
 # Each image is compiled with the compilation conditions that leave out what it does not use
-# (HostEngine+NoSecurity, +NoChannels, +NoCentral stand in): neither image pairs or opens credit based
-# channels or runs ATT streams (HostEngine+NoStreams), and the peripheral has no central role
-# (scanning, connecting, GATT client). A default
-# (SwiftPM) build compiles everything.
-engine_conditions_peripheral=(-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_STREAMS -D BLUEWIRE_NO_CENTRAL)
-engine_conditions_central=(-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_STREAMS)
+# (HostEngine+NoChannels, +NoCentral, +NoStreams stand in): neither image opens credit based channels
+# or runs ATT streams, and the peripheral has no central role (scanning, connecting, GATT client).
+# Both pair, with the controller's crypto (SMPCrypto.controller); -D BLUEWIRE_NO_SECURITY would leave
+# the Security Manager out (HostEngine+NoSecurity). A default (SwiftPM) build compiles everything.
+engine_conditions_peripheral=(-D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_STREAMS -D BLUEWIRE_NO_CENTRAL)
+engine_conditions_central=(-D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_STREAMS)
 
 # -lto=llvm-full: the compiler optimises the module and emits LLVM bitcode; ld.lld generates the
 # image's code from it (see build_image) with every symbol internal, which drops and shares more than
@@ -129,11 +132,22 @@ build_image() {
 }
 
 print_sizes() {
-  local app=$1 elf="$out/bluewire-$app.elf"
+  local app=$1 elf="$out/bluewire-$app.elf" runtime="$out/runtime-$app.txt"
+  [ -f "$elf" ] || return 0
   # Berkeley format: text includes .rodata and the vector table; data+bss is static RAM.
   read -r text data bss _ < <(arm-none-eabi-size "$elf" | tail -1)
   printf 'firmware: %-10s flash %7d bytes (.text+.rodata %d, .data init %d)  static RAM %6d bytes (.data %d + .bss %d)\n' \
     "$app" $((text + data)) "$text" "$data" $((data + bss)) "$data" "$bss"
+  # Peak heap and the stack's high-water mark (startup.c paints the stack) come from running the image:
+  # firmware_test.py keeps the largest its log reported, for this ELF or an older one.
+  if [ -f "$runtime" ]; then
+    read -r heap stack < "$runtime"
+    local when="this image"
+    [ "$runtime" -nt "$elf" ] || when="an earlier image: run scripts/firmware-test.sh to measure this one"
+    printf 'firmware: %-10s peak heap %6d bytes  stack high-water %6d bytes (QEMU test, %s)\n' "$app" "$heap" "$stack" "$when"
+  else
+    printf 'firmware: %-10s peak heap and stack high-water: not measured yet (scripts/firmware-test.sh)\n' "$app"
+  fi
 }
 
 case "${1:-}" in
@@ -147,24 +161,38 @@ case "${1:-}" in
     done
     for app in "${apps[@]}"; do print_sizes "$app"; done
     ;;
+  sizes)
+    # What `build` printed, with the peak heap and stack of the last QEMU test (firmware-test.sh ends so).
+    for app in ${FIRMWARE_APPS:-peripheral central}; do print_sizes "$app"; done
+    ;;
   run)
     app=${2:-}
-    [ "$app" = peripheral ] || [ "$app" = central ] || { echo "usage: $0 run peripheral|central --uart tcp:HOST:PORT"; exit 2; }
+    [ "$app" = peripheral ] || [ "$app" = central ] || { echo "usage: $0 run peripheral|central --uart tcp:HOST:PORT [--store FILE]"; exit 2; }
     shift 2
     uart=""
+    store=""
     while [ $# -gt 0 ]; do
       case "$1" in
         --uart) uart=$2; shift 2 ;;
+        --store) store=$2; shift 2 ;;
         *) echo "unknown option $1"; exit 2 ;;
       esac
     done
     [ -n "$uart" ] || { echo "usage: $0 run $app --uart tcp:HOST:PORT"; exit 2; }
     elf="$out/bluewire-$app.elf"
     [ -f "$elf" ] || { echo "firmware: $elf missing, run '$0 build' first"; exit 1; }
+    # The semihosting command line carries the store file (Startup/support.c reads its second word);
+    # QEMU opens it relative to this directory, so make it absolute. A comma would end QEMU's option.
+    semihosting=enable=on,target=native,arg=bluewire
+    if [ -n "$store" ]; then
+      case "$store" in *,*|*' '*) echo "firmware: --store FILE must not contain commas or spaces"; exit 2 ;; esac
+      case "$store" in /*) ;; *) store=$PWD/$store ;; esac
+      semihosting=$semihosting,arg=$store
+    fi
     # UART0 (first -serial) is the HCI controller, UART1 the log on stdout.
-    exec qemu-system-arm -M mps2-an386 -nographic -monitor none \
+    exec qemu-system-arm -M mps2-an386 -nographic -monitor none -semihosting-config "$semihosting" \
       -serial "$uart" -serial stdio -kernel "$elf"
     ;;
   *)
-    echo "usage: $0 build | run peripheral|central --uart tcp:HOST:PORT"; exit 2 ;;
+    echo "usage: $0 build | sizes | run peripheral|central --uart tcp:HOST:PORT [--store FILE]"; exit 2 ;;
 esac

@@ -26,6 +26,13 @@ public struct ControllerBringUp: Sendable {
     /// The LE Set Event Mask used: every LE subevent this module decodes except the v2 Enhanced
     /// Connection Complete (v1 is enough and older controllers reject unknown bits).
     public static let leEventMask = EventMask.events([0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x0A, 0x0B, 0x0C, 0x0D, 0x12, 0x14])
+    /// `leEventMask` with LE Read Local P-256 Public Key Complete and LE Generate DHKey Complete (0x08,
+    /// 0x09): the answers of the controller's crypto, for a host whose Security Manager uses it (masked,
+    /// they would never arrive).
+    public static let leEventMaskWithCrypto = EventMask(rawValue: leEventMask.rawValue | EventMask.events([0x08, 0x09]).rawValue)
+
+    /// The LE Set Event Mask this bring-up sends.
+    public var leEventMaskSent = Self.leEventMask
 
     public let randomAddress: BluetoothAddress
     /// The command whose result `handle(_:)` expects next; nil before `start()` and after the end.
@@ -114,7 +121,7 @@ public struct ControllerBringUp: Sendable {
                 numberOfAdvertisingSets = try response.returnParameters(LENumberOfSupportedAdvertisingSets.self, opcode: opcode).numSupportedAdvertisingSets
                 return send(.setEventMask(Self.eventMask))
             case .setEventMask:
-                return send(.leSetEventMask(Self.leEventMask))
+                return send(.leSetEventMask(leEventMaskSent))
             case .leSetEventMask:
                 return send(.leSetRandomAddress(LESetRandomAddress(randomAddress: randomAddress)))
             case .leSetRandomAddress:

@@ -70,6 +70,8 @@ extension HCIOpcode {
     public static let leEncrypt = HCIOpcode(rawValue: 0x2017)
     public static let leRand = HCIOpcode(rawValue: 0x2018)
     public static let leEnableEncryption = HCIOpcode(rawValue: 0x2019)
+    public static let leReadLocalP256PublicKey = HCIOpcode(rawValue: 0x2025)
+    public static let leGenerateDHKey = HCIOpcode(rawValue: 0x2026)
     public static let leLongTermKeyRequestReply = HCIOpcode(rawValue: 0x201A)
     public static let leLongTermKeyRequestNegativeReply = HCIOpcode(rawValue: 0x201B)
     public static let leReadSupportedStates = HCIOpcode(rawValue: 0x201C)

@@ -5,21 +5,29 @@ import BluewireSMP
 #if !BLUEWIRE_NO_SECURITY
 
 /// The engine's Security Manager state: the configuration and the in-memory bond store.
+///
+/// The maps are `LinearMap`s, as the engine's other per-peer state: a host has a handful of bonds, and a
+/// Dictionary here linked Hasher, three Dictionary specialisations and the soft-float code of its capacity
+/// arithmetic into the firmware images (about 9 KB of the secured peripheral's flash).
 struct EngineSecurity: Sendable {
     var configuration: HostSecurityConfiguration?
     /// Bonds by the peer's address on the link that paired.
-    var bonds: [BluetoothAddress: HostBond] = [:]
+    var bonds: LinearMap<BluetoothAddress, HostBond> = LinearMap()
     /// The last `HostBond.lastUsed` given: the engine's count of bond uses (HostEngine+BondStore).
     var bondUses: UInt64 = 0
     /// Peers whose last pairings failed, and until when a new one waits (HostEngine+PairingBackOff).
-    var backOffs: [BluetoothAddress: PairingBackOff] = [:]
+    var backOffs: LinearMap<BluetoothAddress, PairingBackOff> = LinearMap()
     /// Bonded peers' identity addresses → the resolvable private address each was last seen with (in a
     /// scan report or a connection): where `.connect(identity)` goes. One entry per bond at most.
-    var currentAddresses: [BluetoothAddress: BluetoothAddress] = [:]
+    var currentAddresses: LinearMap<BluetoothAddress, BluetoothAddress> = LinearMap()
     /// The resolvable private address advertised from, with privacy on (HostEngine+Privacy).
     var privacy = LocalPrivacy()
     /// The controller's resolving list (HostEngine+ResolvingList).
     var resolvingList = ControllerResolvingList()
+    /// With `SMPCrypto.controller`: the crypto command in flight (HostEngine+ControllerCrypto).
+    var cryptoCommand: ControllerCryptoCommand?
+    /// Crypto commands sent to the controller since the engine started (each one HCI round trip).
+    var cryptoCommandsSent = 0
 }
 
 /// The level and key size the encryption being started will give, known when the key is chosen.
@@ -45,6 +53,11 @@ struct LinkSecurity: Sendable {
     var timedOut = false
     /// The association model of the last pairing that succeeded on this link (§2.3.5.1).
     var pairedMethod: PairingMethod?
+    /// With the controller's crypto: its answers for the input being run, the input waiting for one (and
+    /// what it waits for), and inputs that arrived meanwhile, in order (HostEngine+ControllerCrypto).
+    var cryptoAnswers: [ControllerCryptoAnswer] = []
+    var cryptoWaiting: (input: PairingInput, request: ControllerCryptoRequest)?
+    var cryptoQueue: [PairingInput] = []
 
     /// A pairing is under way (started and not finished).
     var isPairing: Bool {

@@ -44,7 +44,9 @@ extension HostEngine {
         }
         for evicted in candidates.prefix(excess) {
             security.bonds[evicted.peer] = nil
-            security.currentAddresses = security.currentAddresses.filter { $0.key != evicted.peerKeys.identityAddress?.bluetoothAddress }
+            if let identity = evicted.peerKeys.identityAddress?.bluetoothAddress {
+                _ = security.currentAddresses.removeValue(forKey: identity)
+            }
             emit(.bondEvicted(peer: evicted.peer, authenticated: evicted.authenticated))
         }
         return true

@@ -16,7 +16,7 @@ extension HostEngine {
     /// (the operation stays at the head of the queue and starts again on Encryption Change).
     mutating func raiseSecurityForClient(_ handle: UInt16, _ code: ATTErrorCode) -> Bool {
         guard code == .insufficientEncryption || code == .insufficientAuthentication,
-              let configuration = security.configuration, let link = links[handle],
+              let configuration = pairingConfiguration, let link = links[handle],
               !link.security.timedOut, var operation = link.clientOperations.first,
               !operation.securityRetried, !pairingBackedOff(link.peer) else { return false }
         let needsAuthentication = code == .insufficientAuthentication
@@ -39,11 +39,9 @@ extension HostEngine {
         }
         var pairing = configuration.pairing
         if needsAuthentication { pairing.mitmRequired = true }
-        var session = newSession(link, HostSecurityConfiguration(pairing: pairing, crypto: configuration.crypto))
+        let session = newSession(link, HostSecurityConfiguration(pairing: pairing, crypto: configuration.crypto))
         // The central pairs; a peripheral asks its central to (Security Request, Vol 3 Part H §3.6.7).
-        let actions = link.role == .central ? session.start(now: now) : session.securityRequest()
-        links[handle]?.security.session = session
-        run(actions, handle: handle)
+        drive(handle, session, link.role == .central ? .start : .securityRequest)
         return true
     }
 

@@ -62,8 +62,12 @@ extension HostEngine {
         case .phyUpdateComplete(let update):
             guard update.status.isSuccess, links.index(forKey: update.connectionHandle) != nil else { return }
             emit(.phyUpdated(connection: update.connectionHandle, tx: update.txPHY, rx: update.rxPHY))
-        case .directedAdvertisingReport, .readRemoteFeaturesComplete,
-             .channelSelectionAlgorithm, .unknown:
+        case .unknown(let subevent, let parameters):
+            #if !BLUEWIRE_NO_SECURITY
+            // LE Read Local P-256 Public Key Complete, LE Generate DHKey Complete: the controller's crypto.
+            if subevent.rawValue == 0x08 || subevent.rawValue == 0x09 { cryptoEvent(subevent: subevent.rawValue, parameters) }
+            #endif
+        case .directedAdvertisingReport, .readRemoteFeaturesComplete, .channelSelectionAlgorithm:
             break
         }
     }

@@ -37,6 +37,8 @@ extension HostEngine {
     mutating func receiveChannelFrame(handle: UInt16, channelID: L2CAPChannelID, payload: ArraySlice<UInt8>) {}
 
     mutating func installChannelServices(handle: UInt16) {}
+    /// No channel requests to admit against the link's security (the Security Manager still calls it).
+    mutating func setLinkSecurity(_ security: L2CAPLinkSecurity, connection: UInt16) {}
     mutating func channelsLinkDown(_ link: inout EngineLink, reason: HCIStatus) {}
     var channelDeadline: MonotonicInstant? { nil }
     mutating func advanceChannelTimers() {}

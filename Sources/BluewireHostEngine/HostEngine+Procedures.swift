@@ -97,6 +97,9 @@ extension HostEngine {
     /// A Command Complete or Command Status, or a timeout, for a command the engine sent.
     mutating func commandCompleted(_ completion: CommandCompletion) {
         if !rawCommands.isEmpty, rawCommandAnswered(completion) { return }
+        #if !BLUEWIRE_NO_SECURITY
+        if security.cryptoCommand != nil, cryptoCommandAnswered(completion) { return }
+        #endif
         guard completion.id == activeCommand, !procedures.isEmpty else { return }
         activeCommand = nil
         // Pattern match, not `==`: the derived equality compares every HCI command an advertising
@@ -126,6 +129,10 @@ extension HostEngine {
         }
         phase = .starting
         var machine = ControllerBringUp(randomAddress: configuration.randomAddress)
+        #if !BLUEWIRE_NO_SECURITY
+        // The controller's crypto answers in LE Meta subevents 0x08 and 0x09, which the default mask leaves out.
+        if security.configuration?.crypto.usesController == true { machine.leEventMaskSent = ControllerBringUp.leEventMaskWithCrypto }
+        #endif
         guard case .send(let first) = machine.start() else { return }
         bringUp = machine
         enqueue(ControllerProcedure(id: id, kind: .bringUp, commands: [ProcedureCommand(command: first, optional: false)]))

@@ -29,7 +29,13 @@ extension HostEngine {
     /// // .event(.encryptionChanged(...)), .event(.paired(...)), .completed(7, .success(.secured(level)))
     /// ```
     public mutating func configureSecurity(_ configuration: HostSecurityConfiguration) {
+        let unmasked = security.configuration?.crypto.usesController == true
         security.configuration = configuration
+        // Configured after bring-up: the controller's crypto events must be unmasked now (bring-up unmasks
+        // them when the configuration comes first).
+        if configuration.crypto.usesController, !unmasked, phase == .running || phase == .starting {
+            enqueue(nil, .bestEffort, [.leSetEventMask(ControllerBringUp.leEventMaskWithCrypto)], optional: true)
+        }
         resolvingListChanged()
     }
 
@@ -69,18 +75,18 @@ extension HostEngine {
 
     /// Central: send a Pairing Request. Peripheral: send a Security Request and wait for the central.
     mutating func pair(_ id: HostRequestID, _ handle: UInt16) {
-        guard let configuration = security.configuration else { return complete(id, .failure(.security(.notConfigured))) }
+        guard security.configuration != nil else { return complete(id, .failure(.security(.notConfigured))) }
         guard let link = links[handle] else { return complete(id, .failure(.unknownConnection(handle))) }
+        guard let configuration = pairingConfiguration else {
+            return complete(id, .failure(.security(.pairingFailed(.local(.pairingNotSupported)))))
+        }
         guard !link.security.timedOut else { return complete(id, .failure(.security(.pairingFailed(.timeout)))) }
         guard !link.security.isPairing else { return complete(id, .failure(.security(.pairingInProgress))) }
         guard !pairingBackedOff(link.peer) else {
             return complete(id, .failure(.security(.pairingFailed(.local(.repeatedAttempts)))))
         }
         links[handle]?.security.pairRequests.append(id)
-        var session = newSession(link, configuration)
-        let actions = link.role == .central ? session.start(now: now) : session.securityRequest()
-        links[handle]?.security.session = session
-        run(actions, handle: handle)
+        drive(handle, newSession(link, configuration), link.role == .central ? .start : .securityRequest)
     }
 
     /// Central: encrypt the link with the bond's key (§2.4.4); completes on Encryption Change.
@@ -96,44 +102,39 @@ extension HostEngine {
 
     /// The user's passkey (nil: the user refused, the pairing fails with Passkey Entry Failed, §3.5.5).
     mutating func passkeyReply(_ id: HostRequestID, _ handle: UInt16, _ passkey: UInt32?) {
-        guard links[handle]?.security.isPairing == true, var session = links[handle]?.security.session else {
+        guard links[handle]?.security.isPairing == true, let session = links[handle]?.security.session else {
             return complete(id, .failure(.security(.noPairingInProgress)))
         }
-        // A value above 999999 is what the session fails with Passkey Entry Failed.
-        let actions = session.passkeyEntered(passkey ?? 1_000_000, now: now)
-        links[handle]?.security.session = session
         complete(id, .success(.done))
-        run(actions, handle: handle)
+        // A value above 999999 is what the session fails with Passkey Entry Failed.
+        drive(handle, session, .passkey(passkey ?? 1_000_000))
     }
 
     /// The user's Numeric Comparison answer (§2.3.5.6.2).
     mutating func confirmReply(_ id: HostRequestID, _ handle: UInt16, _ accepted: Bool) {
-        guard links[handle]?.security.isPairing == true, var session = links[handle]?.security.session else {
+        guard links[handle]?.security.isPairing == true, let session = links[handle]?.security.session else {
             return complete(id, .failure(.security(.noPairingInProgress)))
         }
-        let actions = session.numericComparison(accepted: accepted, now: now)
-        links[handle]?.security.session = session
         complete(id, .success(.done))
-        run(actions, handle: handle)
+        drive(handle, session, .numericComparison(accepted))
     }
 
     /// A key the user pressed while entering the passkey: a Keypress Notification when both sides agreed
     /// to them (§3.5.8, §2.3.5.6.3); the session sends nothing otherwise.
     mutating func keypress(_ id: HostRequestID, _ handle: UInt16, _ type: KeypressNotificationType) {
-        guard links[handle]?.security.isPairing == true, var session = links[handle]?.security.session else {
+        guard links[handle]?.security.isPairing == true, let session = links[handle]?.security.session else {
             return complete(id, .failure(.security(.noPairingInProgress)))
         }
-        let actions = session.keypress(type, now: now)
-        links[handle]?.security.session = session
         complete(id, .success(.done))
-        run(actions, handle: handle)
+        drive(handle, session, .keypress(type))
     }
 
     // MARK: SMP PDUs
 
-    /// A PDU on the SMP fixed channel (§3.3). Without a configuration: Pairing Not Supported (§3.5.5).
+    /// A PDU on the SMP fixed channel (§3.3). Without a configuration, or with the controller's crypto on a
+    /// controller that lacks it: Pairing Not Supported (§3.5.5).
     mutating func receiveSMP(handle: UInt16, payload: ArraySlice<UInt8>) {
-        guard let configuration = security.configuration else {
+        guard let configuration = pairingConfiguration else {
             if payload.first == 0x01 || payload.first == 0x0B {
                 sendL2CAP(handle: handle, channel: .smp, payload: [0x05, 0x05])
             }
@@ -145,10 +146,8 @@ extension HostEngine {
             return sendL2CAP(handle: handle, channel: .smp, payload: [0x05, 0x09])
         }
         var session = link.security.session ?? newSession(link, configuration)
-        if session.isFinished { session = newSession(link, configuration) }
-        let actions = session.receive(Array(payload), now: now)
-        links[handle]?.security.session = session
-        run(actions, handle: handle)
+        if session.isFinished, link.security.cryptoWaiting == nil { session = newSession(link, configuration) }
+        drive(handle, session, .pdu(Array(payload)))
     }
 
     func newSession(_ link: EngineLink, _ configuration: HostSecurityConfiguration) -> PairingSession<SMPCrypto> {
@@ -222,10 +221,8 @@ extension HostEngine {
             return startEncryption(handle, key.longTermKey, ediv: key.ediv, rand: key.rand,
                                    PendingEncryption(level: bond.level, keySize: bond.keySize, bond: bond.peer), id: nil)
         }
-        guard var session = link.security.session, session.isIdle else { return }
-        let actions = session.start(now: now)
-        links[handle]?.security.session = session
-        run(actions, handle: handle)
+        guard let session = link.security.session, session.isIdle else { return }
+        drive(handle, session, .start)
     }
 
     mutating func paired(_ handle: UInt16, _ result: PairingResult) {
@@ -307,10 +304,8 @@ extension HostEngine {
 
     /// Tells a session waiting for encryption how it went: key distribution starts, or the pairing fails.
     mutating func feedEncryption(_ handle: UInt16, enabled: Bool) {
-        guard var session = links[handle]?.security.session, session.isWaitingForEncryption else { return }
-        let actions = session.encryptionChanged(enabled: enabled, now: now)
-        links[handle]?.security.session = session
-        run(actions, handle: handle)
+        guard let session = links[handle]?.security.session, session.isWaitingForEncryption else { return }
+        drive(handle, session, .encryption(enabled: enabled))
     }
 
     /// LE Enable Encryption was refused: the `.encrypt` request or the pairing fails.
@@ -324,11 +319,9 @@ extension HostEngine {
     mutating func longTermKeyRequested(_ request: LELongTermKeyRequest) {
         let handle = request.connectionHandle
         guard let link = links[handle] else { return }
-        if var session = link.security.session, !session.isFinished, !session.isIdle {
+        if let session = link.security.session, !session.isFinished, !session.isIdle {
             let rand = (0..<8).map { UInt8(truncatingIfNeeded: request.randomNumber >> UInt64(8 * $0)) }
-            let actions = session.longTermKeyRequested(ediv: request.encryptedDiversifier, rand: rand, now: now)
-            links[handle]?.security.session = session
-            return run(actions, handle: handle)
+            return drive(handle, session, .longTermKeyRequest(ediv: request.encryptedDiversifier, rand: rand))
         }
         if let bond = bond(for: link.peer),
             let key = bond.peripheralKey(ediv: request.encryptedDiversifier, rand: request.randomNumber)
@@ -362,6 +355,8 @@ extension HostEngine {
             }
             let actions = session.timerFired(now: now)
             links[handle]?.security.session = session
+            // An input still waiting for the controller's crypto is over with the pairing.
+            dropCryptoWaiting(handle)
             run(actions, handle: handle)
         }
     }

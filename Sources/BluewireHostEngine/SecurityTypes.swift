@@ -16,6 +16,8 @@ public struct SMPCrypto: SMPCryptoPrimitives, Sendable {
     public var keyPairFunction: @Sendable () throws(SMPCryptoError) -> P256KeyPair
     public var diffieHellmanFunction: @Sendable ([UInt8], [UInt8], [UInt8]) throws(SMPCryptoError) -> [UInt8]
     public var randomFunction: @Sendable (Int) -> [UInt8]
+    /// The controller computes (`SMPCrypto.controller`): the closures are the engine's, fed by HCI answers.
+    public internal(set) var usesController = false
 
     public init(
         aes128: @escaping @Sendable ([UInt8], [UInt8]) throws(SMPCryptoError) -> [UInt8],
@@ -47,6 +49,24 @@ public struct SMPCrypto: SMPCryptoPrimitives, Sendable {
                 var copy = primitives
                 return copy.randomBytes(count)
             })
+    }
+
+    /// The controller's crypto: LE Encrypt (AES-128, with AES-CMAC built on it), LE Rand, LE Read Local P-256
+    /// Public Key and LE Generate DHKey (Core Vol 4 Part E §7.8.22, §7.8.23, §7.8.36, §7.8.37), as Zephyr's host
+    /// uses them, for an image that carries no crypto library. The engine sends the commands and feeds each
+    /// answer to the pairing as an input (each AES block is one round trip: an LE SC Just Works pairing takes
+    /// about 30). A controller whose Supported Commands lack any of the four gets every pairing answered with
+    /// Pairing Not Supported (Core Vol 3 Part H §3.5.5). Used directly (outside a pairing) its primitives fail:
+    /// resolving private addresses, privacy and signed writes need a synchronous implementation.
+    public static var controller: SMPCrypto {
+        var crypto = SMPCrypto(
+            aes128: { (_, _) throws(SMPCryptoError) in throw .primitiveFailed },
+            aesCMAC: { (_, _) throws(SMPCryptoError) in throw .primitiveFailed },
+            generateP256KeyPair: { () throws(SMPCryptoError) in throw .primitiveFailed },
+            diffieHellman: { (_, _, _) throws(SMPCryptoError) in throw .primitiveFailed },
+            randomBytes: { count in [UInt8](repeating: 0, count: count) })
+        crypto.usesController = true
+        return crypto
     }
 
     public func aes128(key: [UInt8], block: [UInt8]) throws(SMPCryptoError) -> [UInt8] { try aes128Function(key, block) }

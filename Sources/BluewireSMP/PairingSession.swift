@@ -10,7 +10,7 @@ import BluewireCore
 public struct PairingSession<Crypto: SMPCryptoPrimitives> {
     public let role: SMPRole
     public let configuration: PairingConfiguration
-    var crypto: Crypto
+    package var crypto: Crypto
     /// Connection addresses of the initiator (central) and the responder (peripheral).
     let initiatorAddress: SMPAddress
     let responderAddress: SMPAddress

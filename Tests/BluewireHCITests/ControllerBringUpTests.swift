@@ -97,6 +97,7 @@ func runBringUp(_ controller: ScriptedController, address: BluetoothAddress = .r
         let le = ControllerBringUp.leEventMask
         for sub: UInt8 in [0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x0A, 0x0B, 0x0C, 0x0D, 0x12, 0x14] { #expect(le.enables(code: sub), "subevent 0x\(hex(sub))") }
         #expect(le.rawValue == 0x0000_0000_000A_1E5F)
+        #expect(ControllerBringUp.leEventMaskWithCrypto.rawValue == 0x0000_0000_000A_1FDF, "plus 0x08 and 0x09 for controller crypto")
     }
 
     @Test func withoutV2BitmapUsesV1AndFallsBackToSharedBuffersWhenLEReportsZero() throws {

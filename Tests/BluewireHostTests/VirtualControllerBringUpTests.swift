@@ -144,7 +144,15 @@ struct VirtualControllerBringUpTests {
         #expect(bit(36, 2) && bit(37, 7), "extended advertising and extended create connection")
         #expect(bit(35, 6) && bit(33, 6), "LE Set PHY and LE Set Data Length")
         #expect(bit(28, 0) && bit(28, 1) && bit(28, 2), "LE Enable Encryption and both LTK Request replies")
-        #expect(!bit(27, 6), "LE Encrypt is not implemented: the host does its own AES")
+        #expect(bit(27, 6) && bit(34, 1) && bit(34, 2), "LE Encrypt, LE Read Local P-256 Public Key, LE Generate DHKey")
+
+        var withoutCrypto = VirtualController.Configuration(publicAddress: VirtualAddress.peripheralPublic)
+        withoutCrypto.controllerCrypto = false
+        let plain = VirtualController(configuration: withoutCrypto)
+        let plainMap = Array((plain.receive(hostPacket: HCICommand.readLocalSupportedCommands.packet).first?.payload ?? []).dropFirst(6))
+        #expect(plainMap.count == 64 && plainMap[27] & 0x40 == 0 && plainMap[34] & 0x06 == 0, "no crypto bits with controllerCrypto off")
+        #expect(hexLines(plain.receive(hostPacket: rawCommand(0x2017, [UInt8](repeating: 0, count: 32)))) == ["04 0e 04 01 17 20 01"],
+                "and LE Encrypt is then an unknown command")
 
         var config = VirtualController.Configuration(publicAddress: VirtualAddress.peripheralPublic)
         config.leFeatures = [.dataPacketLengthExtension]
@@ -161,9 +169,8 @@ struct VirtualControllerBringUpTests {
     @Test("an unknown command gets Command Complete with Unknown HCI Command, or Command Status, or silence as configured")
     func unknownCommands() {
         #expect(hexLines(controller.receive(hostPacket: rawCommand(0xFC01, [1, 2]))) == ["04 0e 04 01 01 fc 01"])
-        // LE Encrypt is a real command the virtual controller does not implement.
-        #expect(hexLines(controller.receive(hostPacket: rawCommand(0x2017, [UInt8](repeating: 0, count: 32))))
-            == ["04 0e 04 01 17 20 01"])
+        // LE Generate DHKey [v2] (0x205E) is a real command the virtual controller does not implement.
+        #expect(hexLines(controller.receive(hostPacket: rawCommand(0x205E, [0]))) == ["04 0e 04 01 5e 20 01"])
 
         var config = VirtualController.Configuration(publicAddress: VirtualAddress.peripheralPublic)
         config.unknownCommandResponse = .commandStatus

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include "board.h"
 
-extern uint32_t __stack_top[], __data_start[], __data_end[], __data_source[], __bss_start[], __bss_end[];
+extern uint32_t __stack_top[], __heap_end[], __data_start[], __data_end[], __data_source[], __bss_start[], __bss_end[];
 extern uint8_t __tls_base[];
 extern void _set_tls(void *tls);
 extern int main(int argc, char **argv);
@@ -67,10 +67,31 @@ static void uart_init(cmsdk_uart *uart) {
     uart->ctrl = 0x3;  // TX and RX enabled, no interrupts
 }
 
+// The stack is painted with a pattern at reset, below what reset_handler itself uses; the lowest word no
+// longer holding it marks the deepest the stack has been. Nothing stops the stack at __heap_end (the
+// Cortex-M4 has no stack limit register), so the paint reaches 48 KiB further down, into the top of the
+// heap's room, which the allocator (a few KiB at its peak) never reaches: a stack that outgrew its
+// reservation shows as a high-water mark above __stack_size instead of silently.
+#define STACK_PAINT 0x5AC4C0DEu
+#define PAINT_BELOW_WORDS (48u * 1024u / 4u)
+
+static void paint_stack(void) {
+    uint32_t *sp;
+    __asm__ volatile("mov %0, sp" : "=r"(sp));
+    for (volatile uint32_t *word = __heap_end - PAINT_BELOW_WORDS; word < sp - 16;) *word++ = STACK_PAINT;
+}
+
+size_t board_stack_high_water(void) {
+    const uint32_t *word = __heap_end - PAINT_BELOW_WORDS;
+    while (word < __stack_top && *word == STACK_PAINT) word++;
+    return (size_t)((const uint8_t *)__stack_top - (const uint8_t *)word);
+}
+
 void reset_handler(void) {
     for (uint32_t *src = __data_source, *dst = __data_start; dst < __data_end;) *dst++ = *src++;
     for (uint32_t *dst = __bss_start; dst < __bss_end;) *dst++ = 0;
     _set_tls(__tls_base);
+    paint_stack();
     uart_init(UART0);
     uart_init(UART1);
     UART0->ctrl |= UART_CTRL_RX_INTERRUPT;

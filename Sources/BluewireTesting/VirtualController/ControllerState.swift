@@ -136,6 +136,8 @@ final class ControllerState {
     /// LE Set Default PHY: ALL_PHYS, TX_PHYS, RX_PHYS (no preference until set).
     var defaultPHYs: (all: UInt8, tx: UInt8, rx: UInt8) = (0x03, 0, 0)
     var randomState: UInt64
+    /// The P-256 private key of the last LE Read Local P-256 Public Key (CryptoCommands).
+    var p256PrivateKey: [UInt8]?
     var faults = VirtualController.Faults()
     var violations: [VirtualController.HostViolation] = []
     var violationHandler: (@Sendable (VirtualController.HostViolation) -> Void)?

@@ -34,6 +34,7 @@ enum Op {
     static let leRemoveDeviceFromFilterAcceptList: UInt16 = 0x2012
     static let leConnectionUpdate: UInt16 = 0x2013
     static let leReadRemoteFeatures: UInt16 = 0x2016
+    static let leEncrypt: UInt16 = 0x2017
     static let leRand: UInt16 = 0x2018
     static let leEnableEncryption: UInt16 = 0x2019
     static let leLongTermKeyRequestReply: UInt16 = 0x201A
@@ -42,6 +43,8 @@ enum Op {
     static let leSetDataLength: UInt16 = 0x2022
     static let leReadSuggestedDefaultDataLength: UInt16 = 0x2023
     static let leWriteSuggestedDefaultDataLength: UInt16 = 0x2024
+    static let leReadLocalP256PublicKey: UInt16 = 0x2025
+    static let leGenerateDHKey: UInt16 = 0x2026
     static let leAddDeviceToResolvingList: UInt16 = 0x2027
     static let leClearResolvingList: UInt16 = 0x2029
     static let leReadResolvingListSize: UInt16 = 0x202A
@@ -68,6 +71,7 @@ enum Op {
     static let answeredWithStatus: Set<UInt16> = [
         disconnect, readRemoteVersionInformation, leCreateConnection, leConnectionUpdate,
         leReadRemoteFeatures, leSetPHY, leExtendedCreateConnection, leEnableEncryption,
+        leReadLocalP256PublicKey, leGenerateDHKey,
     ]
 
     /// Legacy advertising, scanning and initiating commands (Core Vol 4 Part E §3.1.1): once the Host has
@@ -88,6 +92,7 @@ enum Op {
 enum Status {
     static let success: UInt8 = 0x00
     static let unknownCommand: UInt8 = 0x01
+    static let unspecifiedError: UInt8 = 0x1F
     static let unknownConnectionIdentifier: UInt8 = 0x02
     static let pinOrKeyMissing: UInt8 = 0x06
     static let memoryCapacityExceeded: UInt8 = 0x07
@@ -126,6 +131,8 @@ enum LESubevent {
     static let readRemoteFeaturesComplete: UInt8 = 0x04
     static let longTermKeyRequest: UInt8 = 0x05
     static let dataLengthChange: UInt8 = 0x07
+    static let readLocalP256PublicKeyComplete: UInt8 = 0x08
+    static let generateDHKeyComplete: UInt8 = 0x09
     static let enhancedConnectionComplete: UInt8 = 0x0A
     static let phyUpdateComplete: UInt8 = 0x0C
     static let extendedAdvertisingReport: UInt8 = 0x0D

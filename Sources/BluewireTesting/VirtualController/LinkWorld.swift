@@ -42,7 +42,7 @@ final class LinkWorld {
     func addController(_ configuration: VirtualController.Configuration) -> Int {
         let index = controllers.count
         controllers.append(ControllerState(index: index, configuration: configuration))
-        supportedOpcodes.append(SupportedCommands.opcodes(for: configuration.leFeatures))
+        supportedOpcodes.append(SupportedCommands.opcodes(for: configuration.leFeatures, crypto: configuration.controllerCrypto))
         return index
     }
 
@@ -187,6 +187,9 @@ final class LinkWorld {
         case Op.readRemoteVersionInformation, Op.leReadRemoteFeatures: try readRemoteInformation(opcode, c, &r)
         case Op.readRSSI: try readRSSI(c, &r)
         case Op.leEnableEncryption: try enableEncryption(c, &r)
+        case Op.leEncrypt: try encrypt(c, &r)
+        case Op.leReadLocalP256PublicKey: try readLocalP256PublicKey(c, &r)
+        case Op.leGenerateDHKey: try generateDHKey(c, &r)
         case Op.leLongTermKeyRequestReply, Op.leLongTermKeyRequestNegativeReply: try longTermKeyReply(opcode, c, &r)
         default: c.commandComplete(opcode, [Status.unknownCommand])
         }

@@ -30,6 +30,7 @@ enum SupportedCommands {
         Op.leRemoveDeviceFromFilterAcceptList: (27, 1),
         Op.leConnectionUpdate: (27, 2),
         Op.leReadRemoteFeatures: (27, 5),
+        Op.leEncrypt: (27, 6),
         Op.leRand: (27, 7),
         Op.leEnableEncryption: (28, 0),
         Op.leLongTermKeyRequestReply: (28, 1),
@@ -38,6 +39,8 @@ enum SupportedCommands {
         Op.leSetDataLength: (33, 6),
         Op.leReadSuggestedDefaultDataLength: (33, 7),
         Op.leWriteSuggestedDefaultDataLength: (34, 0),
+        Op.leReadLocalP256PublicKey: (34, 1),
+        Op.leGenerateDHKey: (34, 2),
         Op.leAddDeviceToResolvingList: (34, 3),
         Op.leClearResolvingList: (34, 5),
         Op.leReadResolvingListSize: (34, 6),
@@ -73,8 +76,9 @@ enum SupportedCommands {
 
     /// The commands a controller with these LE features answers: the extended advertising, data length and
     /// PHY and resolving list commands only when the matching feature is there, so the bit map never claims more than it does.
-    static func opcodes(for features: VirtualController.LEFeatures) -> Set<UInt16> {
+    static func opcodes(for features: VirtualController.LEFeatures, crypto: Bool = true) -> Set<UInt16> {
         var opcodes = Set(positions.keys)
+        if !crypto { opcodes.subtract([Op.leEncrypt, Op.leReadLocalP256PublicKey, Op.leGenerateDHKey]) }
         opcodes.insert(Op.readLocalSupportedCommands)
         if !features.contains(.extendedAdvertising) { opcodes.subtract(Op.extendedAdvertisingCommands) }
         if !features.contains(.dataPacketLengthExtension) { opcodes.subtract(dataLengthCommands) }

@@ -105,6 +105,10 @@ extension VirtualController {
         public var firstConnectionHandle: UInt16 = 0x0040
         /// Seed of LE Rand's pseudo-random sequence (deterministic on purpose).
         public var randomSeed: UInt64
+        /// LE Encrypt, LE Read Local P-256 Public Key and LE Generate DHKey (Core Vol 4 Part E §7.8.22,
+        /// §7.8.36, §7.8.37), computed with swift-crypto; false leaves them out of Supported Commands and
+        /// answers them Unknown HCI Command, as a controller without them does.
+        public var controllerCrypto = true
 
         public init(publicAddress: BluetoothAddress) {
             self.publicAddress = BluetoothAddress(value: publicAddress.value, type: .public)

@@ -2,6 +2,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
+import BluewireSMP
 
 /// The central image: scans for a peripheral named `target`, connects, exchanges MTU, discovers the
 /// whole database, reads every readable characteristic, subscribes to every notifying one, prints
@@ -20,8 +21,16 @@ struct ExploringCentral: FirmwareApplication {
     var subscriptions: [(HostRequestID, UInt16)] = []
     var notifications = 0
     var finished = false
+    var store = SemihostingKeyStore()
+    var address: BluetoothAddress
+
+    init(address: BluetoothAddress) { self.address = address }
 
     mutating func start(_ engine: inout HostEngine) {
+        // A read refused with Insufficient Encryption/Authentication makes the engine pair (or encrypt with
+        // a bond) and read again (Core Vol 3 Part C §10.3.2); so does a peripheral's Security Request.
+        engine.configureSecurity(HostSecurityConfiguration(
+            pairing: PairingConfiguration(ioCapability: .noInputNoOutput), crypto: .controller))
         log("bluewire central: bringing the controller up")
         startID = requests.take()
         engine.perform(.start, id: startID, now: Board.now)
@@ -119,6 +128,15 @@ struct ExploringCentral: FirmwareApplication {
                 engine.perform(.disconnect(handle: connection, reason: .remoteUserTerminatedConnection),
                                id: requests.take(), now: Board.now)
             }
+        case .paired(let connection, let keys, let bonded, _):
+            let kind: StaticString = keys.secureConnections ? "LE Secure Connections" : "legacy"
+            let bonding: StaticString = bonded ? ", bonded" : ""
+            log("paired: handle \(connection), \(kind)\(bonding), \(engine.controllerCryptoCommandCount) controller crypto commands so far")
+            if bonded { store.save(StoredKeys(address: address, bonds: engine.bonds)) }
+        case .pairingFailed(let connection, _):
+            log("pairing failed on handle \(connection)")
+        case .encryptionChanged(let connection, let level, let keySize):
+            log("encrypted: handle \(connection), level \(level.rawValue), key size \(keySize)")
         case .disconnected(let handle, let reason):
             self.handle = nil
             finished = true
@@ -137,7 +155,13 @@ struct ExploringCentral: FirmwareApplication {
 struct Firmware {
     static func main() {
         log("Bluewire firmware (central), Embedded Swift on Cortex-M4")
-        var application = ExploringCentral()
-        runEngine(&application, address: BluetoothAddress(value: 0xC0_FF_EE_00_00_02, type: .random))
+        var store = SemihostingKeyStore()
+        let stored = store.load()
+        let address = stored?.address ?? BluetoothAddress(value: 0xC0_FF_EE_00_00_02, type: .random)
+        if let stored { log("key store: \(stored.bonds.count) bonds, address \(stored.address)") }
+        var application = ExploringCentral(address: address)
+        runEngine(&application, address: address) { engine in
+            for bond in stored?.bonds ?? [] { engine.addBond(bond) }
+        }
     }
 }

@@ -11,6 +11,9 @@ struct HeartRateDatabase {
     /// Custom 128-bit UUIDs: b1e00001-… (service) and b1e00002-… (echo characteristic).
     static let echoService = BluetoothUUID(high: 0xB1E0_0001_0000_4000, low: 0x8000_B1E7_0000_0001)
     static let echo = BluetoothUUID(high: 0xB1E0_0002_0000_4000, low: 0x8000_B1E7_0000_0001)
+    /// b1e00003-…: readable only on an encrypted link (Core Vol 3 Part C §10.3.1: Insufficient
+    /// Encryption before), value "secret".
+    static let secret = BluetoothUUID(high: 0xB1E0_0003_0000_4000, low: 0x8000_B1E7_0000_0001)
 
     var database: GATTDatabase
     var measurementHandle: UInt16
@@ -29,6 +32,8 @@ struct HeartRateDatabase {
         let echo = try builder.addCharacteristic(
             Self.echo, properties: [.read, .write, .writeWithoutResponse, .notify], permissions: [.read, .write],
             value: .cached([]))
+        _ = try builder.addCharacteristic(
+            Self.secret, properties: [.read], permissions: [.readEncrypted], value: .cached([0x73, 0x65, 0x63, 0x72, 0x65, 0x74]))
         database = builder.build()
         measurementHandle = measurement.valueHandle
         echoHandle = echo.valueHandle

@@ -2,9 +2,13 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
+import BluewireSMP
 
 /// The peripheral image: advertises as "Bluewire-MCU", serves Heart Rate (a measurement notified
-/// once a second while a central is subscribed) and the echo characteristic.
+/// once a second while a central is subscribed), the echo characteristic and a characteristic readable
+/// only on an encrypted link. It pairs (LE Secure Connections, Just Works or Passkey Entry with the
+/// passkey on the log; legacy pairing when the central asks for it) with the controller's crypto, and
+/// keeps its bonds in the key store, so a bonded central encrypts again after a reset without pairing.
 struct HeartRatePeripheral: FirmwareApplication {
     /// The advertised name, handed to the engine as UTF-8 octets: `HostAdvertisement.named` takes a
     /// String, whose UTF-8 view costs the image about 2 KB of flash.
@@ -18,9 +22,20 @@ struct HeartRatePeripheral: FirmwareApplication {
     var beat: UInt8 = 0
     var notificationsSent = 0
 
-    init(handles: HeartRateDatabase) { self.handles = handles }
+    var store: SemihostingKeyStore
+    var address: BluetoothAddress
+
+    init(handles: HeartRateDatabase, store: SemihostingKeyStore, address: BluetoothAddress) {
+        self.handles = handles
+        self.store = store
+        self.address = address
+    }
 
     mutating func start(_ engine: inout HostEngine) {
+        // Display only: Passkey Entry with a central that has a keyboard, Just Works otherwise (Core Vol 3
+        // Part H §2.3.5.1). The crypto is the controller's: the image carries no AES or P-256 code.
+        engine.configureSecurity(HostSecurityConfiguration(
+            pairing: PairingConfiguration(ioCapability: .displayOnly), crypto: .controller))
         log("bluewire peripheral: bringing the controller up")
         startID = requests.take()
         engine.perform(.start, id: startID, now: Board.now)
@@ -63,6 +78,17 @@ struct HeartRatePeripheral: FirmwareApplication {
             subscribers.removeAll { $0 == handle }
             log("disconnected: handle \(handle), reason 0x\(hex: [reason.rawValue])")
             logHeap("after disconnection")
+        case .passkeyDisplay(_, let passkey):
+            log("passkey \(passkey, width: 6)")
+        case .paired(let connection, let keys, let bonded, _):
+            let kind: StaticString = keys.secureConnections ? "LE Secure Connections" : "legacy"
+            let bonding: StaticString = bonded ? ", bonded" : ""
+            log("paired: handle \(connection), \(kind)\(bonding), \(engine.controllerCryptoCommandCount) controller crypto commands so far")
+            if bonded { store.save(StoredKeys(address: address, bonds: engine.bonds)) }
+        case .pairingFailed(let connection, _):
+            log("pairing failed on handle \(connection)")
+        case .encryptionChanged(let connection, let level, let keySize):
+            log("encrypted: handle \(connection), level \(level.rawValue), key size \(keySize)")
         case .mtuChanged(let connection, let mtu):
             log("mtu \(mtu) on handle \(connection)")
         case .server(.subscriptionChanged(let subscription)):
@@ -104,7 +130,14 @@ struct Firmware {
             log("database does not build")
             return
         }
-        var application = HeartRatePeripheral(handles: handles)
-        runEngine(&application, address: BluetoothAddress(value: 0xC0_FF_EE_00_00_01, type: .random))
+        var store = SemihostingKeyStore()
+        let stored = store.load()
+        // The board's identity: the stored address, else the image's (saved with the first bond).
+        let address = stored?.address ?? BluetoothAddress(value: 0xC0_FF_EE_00_00_01, type: .random)
+        if let stored { log("key store: \(stored.bonds.count) bonds, address \(stored.address)") }
+        var application = HeartRatePeripheral(handles: handles, store: store, address: address)
+        runEngine(&application, address: address) { engine in
+            for bond in stored?.bonds ?? [] { engine.addBond(bond) }
+        }
     }
 }

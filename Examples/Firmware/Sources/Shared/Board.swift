@@ -31,4 +31,5 @@ enum Board {
     static var heapPeak: Int { Int(board_heap_peak()) }
     static var heapInUse: Int { Int(board_heap_in_use()) }
     static var heapAllocations: Int { Int(board_heap_allocations()) }
+    static var stackHighWater: Int { Int(board_stack_high_water()) }
 }

@@ -13,8 +13,11 @@ protocol FirmwareApplication {
 
 /// The firmware main loop: H4 octets from UART0 into the engine, the engine's packets back out,
 /// completions and events to the application, and WFI when there is nothing to do.
-func runEngine<Application: FirmwareApplication>(_ application: inout Application, address: BluetoothAddress) -> Never {
+func runEngine<Application: FirmwareApplication>(
+    _ application: inout Application, address: BluetoothAddress, prepare: (inout HostEngine) -> Void = { _ in }
+) -> Never {
     var engine = HostEngine(configuration: HostEngineConfiguration(randomAddress: address))
+    prepare(&engine)
     var reader = H4Reader()
     application.start(&engine)
     drain(&engine, &application)

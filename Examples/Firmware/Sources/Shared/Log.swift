@@ -120,7 +120,7 @@ func log(_ line: LogLine) {
 }
 
 func logHeap(_ context: LogLine) {
-    log("heap: peak \(Board.heapPeak) bytes, in use \(Board.heapInUse) bytes, \(Board.heapAllocations) allocations (\(context))")
+    log("heap: peak \(Board.heapPeak) bytes, in use \(Board.heapInUse) bytes, \(Board.heapAllocations) allocations, stack high-water \(Board.stackHighWater) bytes (\(context))")
 }
 
 extension LogLine.Interpolation {
