@@ -142,7 +142,7 @@ actor L2CAPListenSession {
         }
         await host.close()
         if let message { fail(message) }
-        Foundation.exit(status)
+        ProcessExit.exit(status)
     }
 }
 
