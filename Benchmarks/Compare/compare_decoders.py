@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Decode the same capture with Bluewire, tshark and bumble, and print Bluewire's speed as a ratio.
 
-Two comparisons per capture, each the fastest of --repeat runs (wall time of the whole process, so
+Comparisons per capture, each the fastest of --repeat runs (wall time of the whole process, so
 start-up is included for every tool; the capture sizes keep start-up small next to the work):
-  text:  every packet decoded and printed   bluewire decode FILE | tshark -r FILE | bumble show --format snoop FILE
-  parse: every packet decoded, not printed  bluewire decode --summary --json FILE | bumble HCI_Packet.from_bytes per record
+  text:    every packet decoded and printed   bluewire decode FILE | tshark -r FILE | bumble show --format snoop FILE
+  parse:   every packet decoded, not printed  bluewire decode --summary --json FILE | bumble HCI_Packet.from_bytes per record
+  summary: counts per protocol                bluewire decode --summary FILE | tshark -q -z io,phs -r FILE
 (tshark has no parse-only mode that skips dissection; its text run is its full decode.)
+And Bluewire's own JSON against its text: the CPU time (user + system) of `decode --json` over
+`decode -v` (the goal: at most 1.5x).
 
 Usage: compare_decoders.py [--bluewire PATH] [--python PATH] [--repeat N] CAPTURE...
 Needs: a release build of bluewire, tshark (Debian), and a Python with bumble (PyPI).
@@ -36,15 +39,18 @@ print(count)
 '''
 
 
-def timed(command, repeat):
+def timed(command, repeat, cpu=False):
+    """The fastest of `repeat` runs: wall seconds, or with `cpu` the child's user + system seconds."""
     best = None
     for _ in range(repeat):
         start = time.perf_counter()
-        result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - start
-        if result.returncode != 0:
+        if status != 0:
             return None
-        best = elapsed if best is None else min(best, elapsed)
+        measured = usage.ru_utime + usage.ru_stime if cpu else elapsed
+        best = measured if best is None else min(best, measured)
     return best
 
 
@@ -74,8 +80,12 @@ def main():
             'bumble text': [args.python, '-m', 'bumble.apps.show', '--format', 'snoop', capture],
             'bluewire parse': [args.bluewire, 'decode', '--summary', '--json', capture],
             'bumble parse': [args.python, '-c', BUMBLE_PARSE, capture],
+            'bluewire summary': [args.bluewire, 'decode', '--summary', capture],
+            'tshark phs': ['tshark', '-n', '-q', '-z', 'io,phs', '-r', capture],
         }
         times = {name: timed(command, args.repeat) for name, command in runs.items()}
+        cpu = {name: timed([args.bluewire, 'decode', flag, capture], args.repeat, cpu=True)
+               for name, flag in [('json', '--json'), ('verbose', '-v')]}
         print(f'{os.path.basename(capture)}: {n} records, {os.path.getsize(capture)} bytes')
         for name, seconds in times.items():
             rate = f'{n / seconds:>12,.0f} packets/s' if seconds else '      failed'
@@ -85,6 +95,9 @@ def main():
         print(f'  bluewire vs tshark (text):  {ratio("bluewire text", "tshark text")}')
         print(f'  bluewire vs bumble (text):  {ratio("bluewire text", "bumble text")}')
         print(f'  bluewire vs bumble (parse): {ratio("bluewire parse", "bumble parse")}')
+        print(f'  bluewire vs tshark (summary, io,phs): {ratio("bluewire summary", "tshark phs")}')
+        if cpu['json'] and cpu['verbose']:
+            print(f'  decode --json CPU {cpu["json"]:.3f} s, -v {cpu["verbose"]:.3f} s: {cpu["json"] / cpu["verbose"]:.2f}x')
 
 
 if __name__ == '__main__':

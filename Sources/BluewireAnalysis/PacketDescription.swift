@@ -155,7 +155,8 @@ public struct PacketDescription: Sendable {
 
     /// The description as one JSON object (no newline).
     public var json: String {
-        var writer = JSONWriter()
+        // The line holds the summary and, in fields, the same facts again, plus the fixed keys.
+        var writer = JSONWriter(reservingCapacity: 160 + 2 * summary.utf8.count)
         writer.beginObject()
         writer.field("index", index)
         writer.field("time_us", relativeTime)

@@ -17,6 +17,10 @@ public struct ReplayMismatch: Error, Hashable, Sendable, CustomStringConvertible
         /// The host closed the transport with `count` host-to-controller packets of the capture never
         /// sent (strict replay); `expected` is the first of them.
         case unsentPackets(count: Int)
+        /// The host sent a packet of a kind the capture holds none of within the next `records` records
+        /// (a replay reads the capture as it goes and looks no further ahead); `expected` is the next
+        /// packet the capture does hold.
+        case beyondLookahead(records: Int)
     }
 
     public var reason: Reason
@@ -54,6 +58,8 @@ public struct ReplayMismatch: Error, Hashable, Sendable, CustomStringConvertible
             text = "replay mismatch at \(place): the capture holds no such packet next"
         case .unsentPackets(let count):
             text = "replay incomplete: \(count) host-to-controller packet(s) of the capture never sent, first at \(place)"
+        case .beyondLookahead(let records):
+            text = "replay mismatch at \(place): the capture holds no such packet within the next \(records) records"
         }
         if let expected { text += "; expected " + hexString(expected.h4Bytes, separator: " ") }
         if let actual { text += "; actual " + hexString(actual.h4Bytes, separator: " ") }

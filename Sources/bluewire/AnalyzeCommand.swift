@@ -104,6 +104,6 @@ struct AnalyzeCommand: ParsableCommand {
     /// Prints `message` as one line on stderr and exits with status 1.
     static func fail(_ message: String) -> Never {
         warn(message)
-        Glibc.exit(1)
+        ProcessExit.exit(1)
     }
 }

@@ -172,7 +172,7 @@ final class DecodeOutput {
             }
             if result < 0 && errno == EINTR { continue }
             // A closed pipe (`| head`) ends the output quietly.
-            if result < 0 && errno == EPIPE { exit(0) }
+            if result < 0 && errno == EPIPE { ProcessExit.exit(0) }
             guard result > 0 else { break }
             written += result
         }
@@ -183,6 +183,6 @@ final class DecodeOutput {
     static func fail(_ message: String) -> Never {
         let line = Array(("bluewire decode: " + message + "\n").utf8)
         line.withUnsafeBytes { _ = Glibc.write(2, $0.baseAddress, $0.count) }
-        exit(1)
+        ProcessExit.exit(1)
     }
 }

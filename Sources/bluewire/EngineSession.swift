@@ -73,12 +73,12 @@ actor EngineLinkSession {
     func interrupt() async -> Never {
         interrupted = true
         await release()
-        Foundation.exit(130)
+        ProcessExit.exit(130)
     }
 
     /// Releases and, if a signal came meanwhile, ends with its status instead of the command's.
     func finish() async {
         await release()
-        if interrupted { Foundation.exit(130) }
+        if interrupted { ProcessExit.exit(130) }
     }
 }

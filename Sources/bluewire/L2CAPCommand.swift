@@ -74,7 +74,9 @@ struct L2CAPSendCommand: AsyncParsableCommand {
     func run() async throws {
         guard let peer = BluetoothAddress(parsing: address), let spsm else { throw ValidationError("invalid arguments") }
         let echoes = EchoCollector()
-        let (host, session, link, interrupts) = await connectWithEngine(live: live, peer: peer, connectTimeout: connectTimeout) { host in
+        let (host, session, link, interrupts) = await connectWithEngine(
+            live: live, peer: peer, connectTimeout: connectTimeout, replayable: true
+        ) { host in
             let events = await host.events()
             await echoes.listen(events)
         }
@@ -114,7 +116,7 @@ struct L2CAPSendCommand: AsyncParsableCommand {
             count: count, length: length, peerMTU: channel.peerMTU, peerMPS: channel.peerMPS,
             sendSeconds: Self.seconds(sent), echo: echo ? (received, intact, Self.seconds(total)) : nil)
         print(json ? report.json : report.text)
-        if echo && intact != count { Foundation.exit(1) }
+        if echo && intact != count { ProcessExit.exit(1) }
     }
 
     static func describe(_ error: HostEngineError) -> String {

@@ -91,7 +91,7 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
         // A pairing the peripheral asked for (a Security Request) left a bond too.
         await identity.saveNewBond(from: host, peer: link.peer)
         switch outcome {
-        case .closed: Foundation.exit(0)
+        case .closed: ProcessExit.exit(0)
         case .failed(let error): fail("channel 0x\(hex(channel.cid, width: 4)): \(error)")
         }
     }

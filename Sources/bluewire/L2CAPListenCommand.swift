@@ -144,7 +144,7 @@ actor L2CAPListenSession {
         }
         await host.close()
         if let message { fail(message) }
-        Foundation.exit(status)
+        ProcessExit.exit(status)
     }
 }
 

@@ -5,6 +5,7 @@ import BluewireTesting
 import BluewireTransport
 import Foundation
 import Logging
+import Synchronization
 
 /// Options every live command shares (Docs/CommandLine.md, "Conventions"): which controller to talk to, and
 /// whether to record the session.
@@ -78,7 +79,7 @@ struct LiveOptions: ParsableArguments {
     /// `clearControllerLeftovers()` starts (LE Set Scan Enable 0x200C or LE Set Extended Scan Enable
     /// 0x2042, Core Vol 4 Part E §7.8.11, §7.8.65).
     static func recordedLeftoverClearing(_ replay: ReplayTransport) async -> Bool {
-        guard let next = await replay.unsentPackets.first?.packet, next.type == .command, next.payload.count >= 2 else { return false }
+        guard let next = await replay.nextHostPacket?.packet, next.type == .command, next.payload.count >= 2 else { return false }
         let opcode = UInt16(next.payload[next.payload.startIndex]) | UInt16(next.payload[next.payload.startIndex + 1]) << 8
         return opcode == 0x200C || opcode == 0x2042
     }
@@ -90,8 +91,17 @@ struct LiveOptions: ParsableArguments {
     }
 }
 
-/// Prints a one-line error to stderr and exits non-zero (the CLI contract).
+/// Prints a one-line error to stderr and exits non-zero (the CLI contract). Under `bluewire replay`, a
+/// packet the command sent that the capture does not hold is the cause of whatever failed after it
+/// (bring-up included): the mismatch is reported instead, with its record and both packets.
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data(("bluewire: " + message + "\n").utf8))
-    exit(1)
+    let line = ReplaySession.transport?.mismatch?.description ?? message
+    FileHandle.standardError.write(Data(("bluewire: " + line + "\n").utf8))
+    ProcessExit.exit(1)
+}
+
+/// The replay transport `bluewire replay` opened, if any.
+enum ReplaySession {
+    static let opened = Mutex<ReplayTransport?>(nil)
+    static var transport: ReplayTransport? { opened.withLock { $0 } }
 }

@@ -49,35 +49,35 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let script: ReplayScript
-        do {
-            let reader = try CaptureFileReader(path: file)
-            var records: [CaptureRecord] = []
-            while let record = try reader.next() { records.append(record) }
-            script = ReplayScript(records: records)
+        // The capture is read as the replay goes (`ReplayScript(capturePath:)`), never held whole: the
+        // check below reads it through once, a record at a time, and finds the recorded address.
+        let recordedAddress: BluetoothAddress?
+        do throws(CaptureFileError) {
+            try ReplayCaptureFile.check(path: file)
+            recordedAddress = try Self.recordedRandomAddress(path: file)
         } catch {
             fail(error.description)
         }
         var arguments = command
         var injected = ["--transport", "replay:" + file]
         if !arguments.contains(where: { $0 == "--own-address" || $0.hasPrefix("--own-address=") }),
-           let address = Self.recordedRandomAddress(script) {
+           let address = recordedAddress {
             injected += ["--own-address", address.hexString]
         }
         arguments.insert(contentsOf: injected, at: Self.optionsIndex(arguments))
 
-        let opened = Mutex<ReplayTransport?>(nil)
+
         // Inbound stays open once the capture is exhausted: the command ends on its own terms (or on
         // the signal below), never on a controller that seems to vanish.
         let options = ReplayTransport.Options(
             pacing: capturePace ? .capturePace(SystemHostClock()) : .hostDriven, strict: !lenient, finishWhenExhausted: false)
-        LiveOptions.openReplay = { _ in
-            let transport = ReplayTransport(script: script, options: options)
+        LiveOptions.openReplay = { path in
+            let transport = try ReplayTransport(capturePath: path, options: options)
             // A command the recording stopped with a signal (serve) gets the same signal here, once the
             // host has nothing left to do but the capture still expects its shutdown.
             // Process-directed: the cooperative pool's threads block signals, so raise() would stay pending.
             await transport.onIdle { _ = kill(getpid(), SIGINT) }
-            opened.withLock { $0 = transport }
+            ReplaySession.opened.withLock { $0 = transport }
             return transport
         }
 
@@ -88,7 +88,7 @@ struct ReplayCommand: AsyncParsableCommand {
             if BluewireCommand.message(for: error).contains("--transport") {
                 fail("'\(command.joined(separator: " "))' takes no --transport: replay runs live commands (scan, gatt, serve, throughput)")
             }
-            BluewireCommand.exit(withError: error)
+            ProcessExit.exit(withError: error)
         }
         do {
             if var asynchronous = subcommand as? any AsyncParsableCommand {
@@ -97,12 +97,12 @@ struct ReplayCommand: AsyncParsableCommand {
                 try subcommand.run()
             }
         } catch {
-            if let transport = opened.withLock({ $0 }), let failure = await transport.failure {
+            if let transport = ReplaySession.opened.withLock({ $0 }), let failure = await transport.failure {
                 fail(failure.description)
             }
-            BluewireCommand.exit(withError: error)
+            ProcessExit.exit(withError: error)
         }
-        guard let transport = opened.withLock({ $0 }) else {
+        guard let transport = ReplaySession.opened.withLock({ $0 }) else {
             fail("'\(command.joined(separator: " "))' never opened the transport: replay runs live commands (scan, gatt, serve, throughput)")
         }
         await transport.close()
@@ -127,10 +127,12 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 
     /// The address of the capture's first LE Set Random Address (Core Vol 4 Part E §7.8.4): a live
-    /// command must set the same one for its commands to match.
-    static func recordedRandomAddress(_ script: ReplayScript) -> BluetoothAddress? {
-        for entry in script.packets where entry.direction == .hostToController && entry.packet.type == .command {
-            let p = entry.packet.payload
+    /// command must set the same one for its commands to match. Reads the capture up to that command.
+    static func recordedRandomAddress(path: String) throws(CaptureFileError) -> BluetoothAddress? {
+        let reader = try CaptureFileReader(path: path)
+        while let record = try reader.next() {
+            guard record.direction == .hostToController, let packet = record.packet, packet.type == .command else { continue }
+            let p = packet.payload
             guard p.count == 9, p[p.startIndex] == 0x05, p[p.startIndex + 1] == 0x20, p[p.startIndex + 2] == 6 else { continue }
             var value: UInt64 = 0
             for k in (0..<6).reversed() { value = value << 8 | UInt64(p[p.startIndex + 3 + k]) }

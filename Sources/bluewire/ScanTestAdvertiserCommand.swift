@@ -89,6 +89,6 @@ struct ScanTestAdvertiserCommand: AsyncParsableCommand {
         // Advertising off before the transport closes: the controller is left as found.
         _ = await finishes(within: .seconds(3)) { _ = await host.perform(.stopAdvertising) }
         await host.close()
-        if signal != nil { Foundation.exit(130) }
+        if signal != nil { ProcessExit.exit(130) }
     }
 }

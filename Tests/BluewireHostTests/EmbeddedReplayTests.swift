@@ -17,7 +17,7 @@ struct EmbeddedReplayTests {
 
     static func packets() throws -> [ReplayPacket] {
         let url = ReplayFixtures.captures.appendingPathComponent(ReplayHostBringUpTests.captureName)
-        return try ReplayScript(captureBytes: try [UInt8](Data(contentsOf: url))).packets
+        return try ReplayPacket.all(captureBytes: try [UInt8](Data(contentsOf: url)))
     }
 
     static func replay(_ packets: [ReplayPacket], address: BluetoothAddress = recordedAddress) -> EmbeddedReplay {
@@ -38,7 +38,8 @@ struct EmbeddedReplayTests {
         var replay = Self.replay(packets)
         let start = try replay.perform(.start)
         try replay.finish()
-        #expect(replay.script.isExhausted)
+        let exhausted = replay.isExhausted
+        #expect(exhausted)
         #expect(replay.script.sentCount == packets.filter { $0.direction == .hostToController }.count)
         #expect(replay.script.releasedCount == packets.filter { $0.direction == .controllerToHost }.count)
         guard case .success(.started(let info))? = replay.host.result(start) else {
@@ -126,7 +127,7 @@ struct EmbeddedReplayScanTests {
 
     static func packets() throws -> [ReplayPacket] {
         let url = ReplayFixtures.captures.appendingPathComponent("bumble_scan_duration.btsnoop")
-        return try ReplayScript(captureBytes: try [UInt8](Data(contentsOf: url))).packets
+        return try ReplayPacket.all(captureBytes: try [UInt8](Data(contentsOf: url)))
     }
 
     /// Positions of the two LE Set Scan Enable commands (on, off).

@@ -25,6 +25,20 @@ func summarize(_ bytes: [UInt8]) -> CaptureSummary {
     return summary
 }
 
+/// Every record of `bytes` described and rendered as `decode --json` or `decode -v` does; the total length.
+func describeAll(_ bytes: [UInt8], json: Bool) -> Int {
+    var reader = CaptureReader()
+    reader.feed(bytes)
+    reader.finishInput()
+    var describer = PacketDescriber()
+    var total = 0
+    while let record = try? reader.next() {
+        let description = describer.description(of: record)
+        total &+= (json ? description.json : description.tree).utf8.count
+    }
+    return total
+}
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal, .instructions, .peakMemoryResident],
@@ -51,5 +65,16 @@ let benchmarks: @Sendable () -> Void = {
             while let record = try? reader.next() { total &+= describer.describe(record).utf8.count }
             blackHole(total)
         }
+    }
+
+    // `decode --json` against `decode -v` (the field-per-line tree): the same records described, each
+    // rendered one way. The goal is JSON within 1.5x of the tree's cost (compare the two wall clocks
+    // or instruction counts).
+    let large = load("happyleaf_classic_spp_large.btsnoop_hci.log")
+    Benchmark("describe happyleaf (JSON lines)") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(describeAll(large, json: true)) }
+    }
+    Benchmark("describe happyleaf (-v tree)") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(describeAll(large, json: false)) }
     }
 }

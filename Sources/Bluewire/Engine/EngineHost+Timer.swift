@@ -13,6 +13,9 @@ extension EngineHost {
     /// visible — a replay moves time to the earliest one when the host is idle — so there the timer
     /// follows the deadline exactly.
     func armTimer() {
+        // After `finish()` (which cancelled the timer) nothing may start another: a task asleep on
+        // a test clock or a replay's would outlive the host.
+        guard isOpen || readerTask == nil else { return }
         let deadline = engine.nextDeadlineInPlace()
         if let task = timerTask, let armed = timerDeadline {
             if deadline == armed { return }

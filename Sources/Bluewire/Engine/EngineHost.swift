@@ -45,6 +45,8 @@ public actor EngineHost {
     /// The transport, when it wants to know what the host is still doing (`HostActivityObservingTransport`).
     nonisolated let activityTracker: (any HostActivityObservingTransport)?
     var isOpen = false
+    /// `close()` was called (the host may never have opened).
+    var isClosed = false
     /// The `L2CAPChannel`s and listeners the engine's channel events go to (EngineHost+Channels).
     var channelRouter = EngineChannelRouter()
     /// Answers the engine's passkey and comparison prompts (EngineHost+Pairing).
@@ -143,6 +145,9 @@ public actor EngineHost {
     /// Fails what waits, ends the event streams and closes the transport. Links are not
     /// disconnected first: perform `.disconnect` for each before, as `bluewire pair` does.
     public func close() async {
+        // A host closed before its first request never opens afterwards (a later `perform` would
+        // start the transport's reader and writer on a closed transport).
+        isClosed = true
         guard isOpen else { return }
         isOpen = false
         finish()
@@ -153,7 +158,7 @@ public actor EngineHost {
     // MARK: the loop
 
     func open() {
-        guard readerTask == nil else { return }
+        guard readerTask == nil, !isClosed else { return }
         isOpen = true
         activityTracker?.hostReportsActivity()
         let transport = self.transport, packets = outboundPackets, tracker = activityTracker
@@ -177,6 +182,10 @@ public actor EngineHost {
         var batch: [HCIPacket] = []
         do throws(TransportError) {
             while let packet = try await iterator.next(isolation: self) {
+                // Closed (`close()` awaits the transport's close, and packets already in the
+                // inbound queue still come): the engine gets nothing more, so it writes nothing and
+                // arms no timer after `finish()`.
+                guard isOpen else { break }
                 // Per transport read, not per packet: the packets that arrived with it are taken
                 // under one lock and fed at one time (one clock read; the engine checks its timers
                 // once), then one drain.

@@ -75,7 +75,7 @@ public struct EmbeddedReplay {
         host = EmbeddedHostEngine(configuration: configuration)
         self.script = script
         start = host.now
-        origin = script.packets.first?.timestamp
+        origin = script.firstTimestamp
         pending = self.script.release()
     }
 
@@ -123,6 +123,9 @@ public struct EmbeddedReplay {
             return awaited
         }
     }
+
+    /// Whether every host packet of the capture was matched and every controller packet released.
+    public var isExhausted: Bool { mutating get { script.isExhausted } }
 
     /// Replays to the end: throws `.hostSilent` if the capture still has the host send something.
     public mutating func finish() throws(EmbeddedReplayDivergence) {

@@ -2,6 +2,7 @@ import Bluewire
 import BluewireCore
 import BluewireSnoop
 import BluewireTransport
+import Synchronization
 
 /// A transport whose controller is a capture: `--transport replay:FILE`.
 ///
@@ -66,9 +67,20 @@ public actor ReplayTransport: HostActivityObservingTransport {
     var isFinished = false
     /// Controller packets handed to `inbound` so far.
     public private(set) var deliveredCount = 0
+    /// Released packets in `inbound` the host has not taken yet; the replay tops them up to
+    /// `deliveryWindow` as the host takes them, so a capture of any size is held a window at a time.
+    nonisolated let queued: DeliveryWindow
+
+    let firstMismatch = Mutex<ReplayMismatch?>(nil)
+    /// The packet the host sent that the capture does not hold, once there is one (not the strict
+    /// check at close): readable without awaiting, from a process that is about to exit on the
+    /// failure it caused.
+    public nonisolated var mismatch: ReplayMismatch? { firstMismatch.withLock { $0 } }
+
+    /// Controller packets handed to `inbound` ahead of the host at most.
+    static let deliveryWindow = 256
 
     // Capture pacing.
-    var paced: [ReplayPacket] = []
     var pacer: Task<Void, Never>?
     var paceOrigin: (instant: MonotonicInstant, timestamp: Int64)?
     var lastOffset: Int64 = 0
@@ -77,55 +89,72 @@ public actor ReplayTransport: HostActivityObservingTransport {
     public init(script: ReplayScript, options: Options = Options()) {
         let (packets, continuation) = HCIInboundPackets.makeStream()
         let clock = ReplayClock(quiescence: options.quiescence)
-        clock.start(at: script.packets.first?.timestamp)
-        inbound = packets.observing { [clock] _ in clock.received() }
+        let queued = DeliveryWindow()
+        clock.start(at: script.firstTimestamp)
+        inbound = packets.observing { [clock, queued] _ in
+            clock.received()
+            queued.taken()
+        }
         self.clock = clock
         self.continuation = continuation
         self.options = options
-        var script = script
-        let initial = script.release()
+        self.queued = queued
         self.script = script
-        clock.hostSent(nil, next: script.nextHostPacket?.timestamp)
+        clock.hostSent(nil, next: self.script.nextHostPacket?.timestamp)
         if case .hostDriven = options.pacing {
-            for packet in initial {
+            // `deliverReleased()`, which a synchronous initializer cannot call.
+            while queued.count < Self.deliveryWindow, let packet = self.script.takeReleased() {
                 clock.delivered(packet.timestamp)
+                queued.put()
                 continuation.yield(packet.packet)
+                deliveredCount += 1
             }
-            deliveredCount = initial.count
-            if options.finishWhenExhausted && script.isExhausted {
+            var more = false
+            if queued.count >= Self.deliveryWindow { more = self.script.peekReleased() != nil }
+            queued.setMore(more)
+            clock.setDeliveriesPending(more)
+            var exhausted = false
+            if options.finishWhenExhausted { exhausted = self.script.isExhausted }
+            if exhausted {
                 isFinished = true
                 continuation.finish()
             }
         } else {
-            paced = initial
-            clock.setDeliveriesPending(!initial.isEmpty)
-            if !initial.isEmpty { Task { await self.startPacerIfNeeded() } }
+            let pending = self.script.peekReleased() != nil
+            clock.setDeliveriesPending(pending)
+            if pending { Task { await self.startPacerIfNeeded() } }
+        }
+        queued.onLow { [weak self] in
+            guard let self else { return }
+            Task { await self.deliverReleased() }
         }
     }
 
-    /// A replay of the capture file at `capturePath` (btsnoop or pcapng, read whole).
+    /// A replay of the capture file at `capturePath` (btsnoop or pcapng), read as the replay goes; the
+    /// file is checked whole first (one record at a time), so a capture that ends inside a record fails here.
     public init(capturePath: String, options: Options = Options()) throws(CaptureFileError) {
-        let reader = try CaptureFileReader(path: capturePath)
-        var records: [CaptureRecord] = []
-        while let record = try reader.next() { records.append(record) }
-        self.init(script: ReplayScript(records: records), options: options)
+        self.init(script: try ReplayScript(capturePath: capturePath), options: options)
     }
 
     public func send(_ packet: HCIPacket) async throws(TransportError) {
         guard !isClosed else { throw .closed }
         if let failure { throw .replay(failure) }
-        startPacerIfNeeded()
-        switch script.hostSent(packet) {
-        case .success(let released):
-            deliver(released)
-            clock.hostSent(script.lastMatched?.timestamp, next: script.nextHostPacket?.timestamp)
-        case .failure(let mismatch):
+        if let mismatch = script.match(packet) {
             failure = mismatch
+            firstMismatch.withLock { $0 = mismatch }
             pacer?.cancel()
             isFinished = true
             continuation.finish(throwing: .replay(mismatch))
             throw .replay(mismatch)
         }
+        let lastMatched = script.lastMatched?.timestamp
+        if case .hostDriven = options.pacing {
+            deliverReleased()
+        } else {
+            clock.setDeliveriesPending(script.peekReleased() != nil)
+            startPacerIfNeeded()
+        }
+        clock.hostSent(lastMatched, next: script.nextHostPacket?.timestamp)
     }
 
     public func close() async {
@@ -164,44 +193,48 @@ public actor ReplayTransport: HostActivityObservingTransport {
     public nonisolated func hostQueuedPacket() { clock.hostQueuedPacket() }
     public nonisolated func hostHandedOffPacket() { clock.hostHandedOffPacket() }
 
-    /// Host packets of the capture not sent so far, in capture order.
+    /// Host packets of the capture not sent so far, in capture order (reads the rest of the capture: for
+    /// tests and small captures).
     public var unsentPackets: [ReplayPacket] { script.unsentPackets }
+    /// The first host packet of the capture not sent yet: what the replay waits for.
+    public var nextHostPacket: ReplayPacket? { script.nextHostPacket }
     /// Host packets matched and controller packets released so far.
     public var sentCount: Int { script.sentCount }
     public var releasedCount: Int { script.releasedCount }
     /// Whether every packet of the capture was sent or released.
     public var isExhausted: Bool { script.isExhausted }
 
-    func deliver(_ packets: [ReplayPacket]) {
-        if case .capturePace = options.pacing {
-            paced += packets
-            clock.setDeliveriesPending(!paced.isEmpty)
-            startPacerIfNeeded()
-            return
-        }
-        for packet in packets {
+    /// Hands released controller packets to `inbound` until `deliveryWindow` of them wait there
+    /// (host-driven pacing); tells the clock whether more are released and held back.
+    func deliverReleased() {
+        guard !isFinished else { return }
+        while queued.count < Self.deliveryWindow, let packet = script.takeReleased() {
             clock.delivered(packet.timestamp)
+            queued.put()
             continuation.yield(packet.packet)
+            deliveredCount += 1
         }
-        deliveredCount += packets.count
+        var more = false
+        if queued.count >= Self.deliveryWindow { more = script.peekReleased() != nil }
+        queued.setMore(more)
+        clock.setDeliveriesPending(more)
         finishIfExhausted()
     }
 
     func finishIfExhausted() {
-        guard options.finishWhenExhausted, script.isExhausted, paced.isEmpty, !isFinished else { return }
+        guard options.finishWhenExhausted, !isFinished, script.isExhausted else { return }
         isFinished = true
         continuation.finish()
     }
 
     func startPacerIfNeeded() {
-        guard case .capturePace(let clock) = options.pacing, pacer == nil, !paced.isEmpty, !isFinished else { return }
+        guard case .capturePace(let clock) = options.pacing, pacer == nil, !isFinished, script.peekReleased() != nil else { return }
         pacer = Task { await self.pace(on: clock) }
     }
 
-    /// Delivers the paced packets, each at its capture offset from the first one.
+    /// Delivers the released packets, each at its capture offset from the first one.
     func pace(on pacingClock: any HostClock) async {
-        while !paced.isEmpty && !isFinished {
-            let packet = paced[0]
+        while !isFinished, let packet = script.peekReleased() {
             let origin = paceOrigin ?? (pacingClock.now, packet.timestamp)
             paceOrigin = origin
             let (offset, overflow) = packet.timestamp.subtractingReportingOverflow(origin.timestamp)
@@ -212,15 +245,56 @@ public actor ReplayTransport: HostActivityObservingTransport {
             } catch {
                 break
             }
-            guard !isFinished, !paced.isEmpty else { break }
-            paced.removeFirst()
-            clock.delivered(packet.timestamp)
-            clock.setDeliveriesPending(!paced.isEmpty)
-            continuation.yield(packet.packet)
+            guard !isFinished, let taken = script.takeReleased() else { break }
+            clock.delivered(taken.timestamp)
+            clock.setDeliveriesPending(script.peekReleased() != nil)
+            continuation.yield(taken.packet)
             deliveredCount += 1
         }
         pacer = nil
         finishIfExhausted()
         startPacerIfNeeded()
+    }
+}
+
+/// How many delivered packets wait in a replay's `inbound`, and what to do when the host has taken
+/// most of them (deliver more).
+final class DeliveryWindow: Sendable {
+    struct State {
+        var count = 0
+        var refillRequested = false
+        /// Whether the replay holds released packets it has not delivered.
+        var more = false
+        var onLow: (@Sendable () -> Void)?
+    }
+
+    let state = Mutex(State())
+
+    var count: Int { state.withLock { $0.count } }
+
+    func put() {
+        state.withLock {
+            $0.count += 1
+            $0.refillRequested = false
+        }
+    }
+
+    /// The host took one; below a quarter of the window, more are asked for (once until they come).
+    func taken() {
+        let handler: (@Sendable () -> Void)? = state.withLock { state in
+            state.count -= 1
+            guard state.more, state.count <= ReplayTransport.deliveryWindow / 4, !state.refillRequested else { return nil }
+            state.refillRequested = true
+            return state.onLow
+        }
+        handler?()
+    }
+
+    func setMore(_ more: Bool) {
+        state.withLock { $0.more = more }
+    }
+
+    func onLow(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onLow = handler }
     }
 }
