@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// Layering (arrows point down only; see README.md):
-/// bluewire (CLI) → Bluewire (Host) → GATT → ATT → L2CAP → HCI → Core; Snoop → Core;
+/// bluewire (CLI) → Bluewire (Host) → HostEngine; GATT → ATT → Core; L2CAP → HCI → Core; Snoop → Core;
 /// Transport does all I/O; Testing provides virtual and replay controllers.
 /// HostEngine (the host as a sans-I/O state machine) → GATT, ATT, L2CAP, SMP, HCI, Core.
 /// SMP (Security Manager: PDUs, crypto functions, pairing state machine) → Core; Crypto implements its
@@ -43,10 +43,10 @@ let package = Package(
         .target(name: "BluewireSnoop", dependencies: ["BluewireCore"], swiftSettings: strict),
         .target(name: "BluewireHCI", dependencies: ["BluewireCore"], swiftSettings: strict),
         .target(name: "BluewireL2CAP", dependencies: ["BluewireCore", "BluewireHCI"], swiftSettings: strict),
-        .target(name: "BluewireATT", dependencies: ["BluewireCore", "BluewireL2CAP"], swiftSettings: strict),
+        .target(name: "BluewireATT", dependencies: ["BluewireCore"], swiftSettings: strict),
         .target(
             name: "BluewireGATT",
-            dependencies: ["BluewireCore", "BluewireHCI", "BluewireL2CAP", "BluewireATT"],
+            dependencies: ["BluewireCore", "BluewireATT"],
             swiftSettings: strict
         ),
         .target(
@@ -80,7 +80,7 @@ let package = Package(
         ),
         .target(
             name: "BluewireTransport",
-            dependencies: ["BluewireCore", "BluewireHCI", "BluewireSnoop", "CBluetooth"],
+            dependencies: ["BluewireCore", "BluewireSnoop", "CBluetooth"],
             swiftSettings: strict
         ),
         .target(
@@ -103,7 +103,8 @@ let package = Package(
         .executableTarget(
             name: "bluewire",
             dependencies: [
-                "Bluewire", "BluewireAnalysis", "BluewireTesting", "BluewireTransport", "BluewireSnoop",
+                "Bluewire", "BluewireAnalysis", "BluewireTesting", "BluewireTransport", "BluewireSnoop", "BluewireCore", "BluewireGATT",
+                "BluewireHCI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -114,34 +115,34 @@ let package = Package(
         .target(
             name: "ExampleSupport",
             dependencies: [
-                "Bluewire", "BluewireTransport",
+                "Bluewire", "BluewireCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/Support", swiftSettings: strict
         ),
         .executableTarget(
-            name: "chat-peripheral", dependencies: ["ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            name: "chat-peripheral", dependencies: ["ExampleSupport", "Bluewire", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/ChatRoom/Peripheral", swiftSettings: strict
         ),
         .executableTarget(
-            name: "chat-central", dependencies: ["ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            name: "chat-central", dependencies: ["ExampleSupport", "Bluewire", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/ChatRoom/Central", swiftSettings: strict
         ),
         .executableTarget(
-            name: "magic8ball-peripheral", dependencies: ["ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            name: "magic8ball-peripheral", dependencies: ["ExampleSupport", "Bluewire", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Magic8Ball/Peripheral", swiftSettings: strict
         ),
         .executableTarget(
-            name: "magic8ball-central", dependencies: ["ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            name: "magic8ball-central", dependencies: ["ExampleSupport", "Bluewire", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Magic8Ball/Central", swiftSettings: strict
         ),
         .executableTarget(
-            name: "ota-peripheral", dependencies: ["ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            name: "ota-peripheral", dependencies: ["ExampleSupport", "Bluewire", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/OTA/Peripheral", swiftSettings: strict
         ),
         .executableTarget(
-            name: "ota-central", dependencies: ["ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            name: "ota-central", dependencies: ["ExampleSupport", "Bluewire", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/OTA/Central", swiftSettings: strict
         ),
 
@@ -151,7 +152,7 @@ let package = Package(
         .testTarget(name: "BluewireSnoopTests", dependencies: ["BluewireSnoop", "BluewireCore"]),
         .testTarget(name: "BluewireHCITests", dependencies: ["BluewireHCI", "BluewireCore"]),
         .testTarget(name: "BluewireL2CAPTests", dependencies: ["BluewireL2CAP", "BluewireHCI", "BluewireCore", "PeerTestSupport"]),
-        .testTarget(name: "BluewireATTTests", dependencies: ["BluewireATT", "BluewireL2CAP", "BluewireCore"]),
+        .testTarget(name: "BluewireATTTests", dependencies: ["BluewireATT", "BluewireCore"]),
         .testTarget(name: "BluewireGATTTests", dependencies: ["BluewireGATT", "BluewireATT", "BluewireCore"]),
         .testTarget(
             name: "BluewireAnalysisTests",
@@ -167,17 +168,18 @@ let package = Package(
         ),
         // Real-peer helpers (bumble_link.py, a scripted TCP server) shared by the test targets below.
         .target(name: "PeerTestSupport", path: "Tests/PeerTestSupport"),
-        .testTarget(name: "BluewireTransportTests", dependencies: ["BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireSnoop", "PeerTestSupport"]),
+        .testTarget(name: "BluewireTransportTests", dependencies: ["BluewireTransport", "BluewireCore", "BluewireSnoop", "PeerTestSupport"]),
         .testTarget(
             name: "BluewireHostTests",
             dependencies: [
                 "Bluewire", "BluewireTesting", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireATT",
+                "BluewireHostEngine",
                 "BluewireSnoop", "PeerTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "InteropTests",
-            dependencies: ["ExampleSupport", "Bluewire", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireSnoop", "BluewireAnalysis", "BluewireTesting", "PeerTestSupport"]
+            dependencies: ["ExampleSupport", "Bluewire", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireATT", "BluewireGATT", "BluewireSnoop", "BluewireAnalysis", "BluewireTesting", "PeerTestSupport"]
         ),
     ]
 )

@@ -9,6 +9,10 @@ bash scripts/bootstrap.sh
 bash scripts/setup-test-env.sh
 export PATH="$PWD/.venv/bin:$PATH"
 
+# Package.swift's dependencies must be exactly what each target imports (no build needed).
+echo "== package dependencies match imports"
+python3 scripts/check-dependencies.py
+
 echo "== embedded check"
 bash scripts/check-embedded.sh
 

@@ -4,6 +4,7 @@ import BluewireHCI
 import BluewireSnoop
 import BluewireTesting
 import BluewireTransport
+import PeerTestSupport
 import Foundation
 import Testing
 
@@ -132,6 +133,7 @@ final class BumbleController: Sendable {
 
     /// Starts one TCP controller for Bluewire plus whatever `arguments` ask for (`--peripheral --gatt F`).
     static func start(arguments: [String] = []) throws -> BumbleController {
+        try PeerRequirement.requireBumble()
         guard let python else { throw StartError(description: "no python with bumble") }
         let script = ReplayFixtures.captures.deletingLastPathComponent().appendingPathComponent("Tests/Peers/bumble_link.py")
         let process = Process()

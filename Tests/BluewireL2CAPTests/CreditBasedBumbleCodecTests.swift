@@ -62,6 +62,7 @@ import Testing
     ]
 
     func python(_ script: String, _ arguments: [String] = []) throws -> [String] {
+        try PeerRequirement.requireBumble()
         let process = Process()
         process.executableURL = BumblePeer.python
         process.arguments = ["-c", script] + arguments

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 
 /// A running `Tests/Peers/bumble_link.py`: bumble controllers on one LocalLink, plus optionally a
 /// bumble Device (peripheral or central). Shared by the transport, host and interop test targets.
@@ -66,7 +67,9 @@ public final class BumblePeer {
         _ controllers: [ControllerTransport], arguments: [String] = [], script: String = "bumble_link.py",
         timeout: Duration = .seconds(30)
     ) async throws -> BumblePeer {
-        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+        // Outside a test (a benchmark, a tool) there is nothing to cancel: say what is missing.
+        if Test.current != nil { try PeerRequirement.requireBumble() }
+        guard PeerRequirement.hasBumble else {
             throw StartError(description: "\(python.path) missing: run scripts/setup-test-env.sh first")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bumble-\(UUID().uuidString.prefix(8))")
