@@ -11,7 +11,10 @@ enum DocumentationSnippets {
     /// GettingStarted.md
     static func gettingStarted() async throws {
         let transport = try await TransportSpec(parsing: "tcp:127.0.0.1:9001").open()
-        let host = BluetoothHost(transport: transport)
+        let host = EngineHost(transport: transport,
+                              configuration: HostEngineConfiguration(randomAddress: .randomStatic(0x0000_C0FF_EE01)))
+        await host.configureSecurity(HostSecurityConfiguration(
+            pairing: PairingConfiguration(ioCapability: .noInputNoOutput), crypto: SMPCrypto(SwiftCryptoSMP())))
         let controller = try await host.start()
         print("HCI version", controller.version.hciVersion, "ACL", controller.leACLDataPacketLength)
 
@@ -26,13 +29,15 @@ enum DocumentationSnippets {
 
         guard let peer else { return }
         let connection = try await host.connect(to: peer, timeout: .seconds(10))
+        let level = try await connection.pair()
+        print("paired:", level)
         let gatt = await connection.gatt
         _ = try await gatt.exchangeMTU()
-        guard let service = try await gatt.discoverServices(uuid: heartRate).first else { return }
-        let characteristics = try await gatt.discoverCharacteristics(of: service)
+        let database = try await gatt.discoverAll()
+        let characteristics = database.filter { $0.service.uuid == heartRate }.flatMap(\.characteristics).map(\.characteristic)
 
         if let location = characteristics.first(where: { $0.uuid == BluetoothUUID(0x2A38) }) {
-            let value = try await gatt.read(location)             // Read Request
+            let value = try await gatt.read(location)             // Read Request, Read Blobs while parts come back full
             print("body sensor location:", value)
         }
         if let control = characteristics.first(where: { $0.uuid == BluetoothUUID(0x2A39) }) {
@@ -49,7 +54,15 @@ enum DocumentationSnippets {
             }
             try await gatt.unsubscribe(values)
         }
-        try await connection.disconnect()
+
+        let channel = try await connection.openChannel(psm: SPSM(rawValue: 0x0080))
+        try await channel.send(Array("hello".utf8))
+        for try await sdu in channel.sdus {
+            print("received", sdu.count, "octets")
+            break
+        }
+        await channel.close()
+        _ = try await connection.disconnect()
         await host.close()
     }
 

@@ -94,6 +94,15 @@ public struct EngineConnection: Sendable {
 }
 
 extension EngineHost {
+    /// Brings the controller up (Reset, then what the host needs to know and set: Core Vol 4 Part E
+    /// §7.3.2, §7.4, §7.8) and returns what it supports. The transport opens here.
+    /// - Throws: `.bringUp` naming the command the controller refused, `.alreadyStarted`, `.notRunning`.
+    @discardableResult
+    public func start() async throws(HostEngineError) -> ControllerInfo {
+        guard case .started(let controller) = try await perform(.start).get() else { throw .notRunning }
+        return controller
+    }
+
     /// Connects as central to `peer` (Core Vol 4 Part E §7.8.12) and returns the link. A bonded peer's
     /// identity address is connected to through its resolvable private address when the host resolves
     /// one.
