@@ -124,3 +124,53 @@ struct EngineApplicationLayerTests {
         await scene.close()
     }
 }
+
+extension EngineApplicationLayerTests {
+    @Test("transitions(of:) reports the peer's machine; notify and indicate on the peripheral's EngineConnection reach the central's subscription")
+    func transitionsAndServerCalls() async throws {
+        let clock = TestClock()
+        let link = VirtualLink(clock: clock, timing: .immediate)
+        let central = EngineHost(
+            transport: VirtualTransport(controller: link.addController(publicAddress: VirtualAddress.centralPublic)),
+            configuration: HostEngineConfiguration(randomAddress: Self.centralAddress), clock: clock)
+        let peripheral = EngineHost(
+            transport: VirtualTransport(controller: link.addController(publicAddress: VirtualAddress.peripheralPublic)),
+            configuration: HostEngineConfiguration(randomAddress: Self.peripheralAddress), clock: clock)
+        var builder = GATTDatabaseBuilder()
+        try builder.addService(Self.service)
+        let meter = try builder.addCharacteristic(Self.open, properties: [.read, .notify, .indicate], permissions: [.read], value: .cached([0]))
+        await peripheral.setDatabase(builder.build())
+        try await central.start()
+        try await peripheral.start()
+        let peripheralEvents = await peripheral.events()
+        _ = try await peripheral.perform(.startAdvertising(.named("Meter"))).get()
+        let transitions = await central.transitions(of: Self.peripheralAddress)
+        let connection = try await central.connect(to: Self.peripheralAddress)
+        var seen: [ConnectionState] = []
+        for await transition in transitions {
+            seen.append(transition.to)
+            if transition.to == .connected(.idle) { break }
+        }
+        #expect(seen.contains(.disconnected(.connecting)) && seen.last == .connected(.idle), "\(seen)")
+
+        var served: EngineConnection?
+        for await event in peripheralEvents {
+            if case .connected(let link) = event { served = await peripheral.connection(link); break }
+        }
+        let centralLink = try #require(served)
+        let gatt = await connection.gatt
+        let characteristic = try #require(try await gatt.discoverAll().flatMap(\.characteristics).first { $0.characteristic.uuid == Self.open })
+        let notifications = try await gatt.subscribe(to: characteristic.characteristic)
+        try await centralLink.notify(meter.valueHandle, value: [0x11])
+        var iterator = notifications.makeAsyncIterator()
+        #expect(try await iterator.next()?.value == [0x11])
+        try await gatt.unsubscribe(notifications)
+        let indications = try await gatt.subscribe(to: characteristic.characteristic, indications: true)
+        try await centralLink.indicate(meter.valueHandle, value: [0x22])
+        var confirmed = indications.makeAsyncIterator()
+        let indication = try await confirmed.next()
+        #expect(indication?.value == [0x22] && indication?.isIndication == true)
+        await central.close()
+        await peripheral.close()
+    }
+}
