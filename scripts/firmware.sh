@@ -25,8 +25,8 @@ need_packages() {
   command -v arm-none-eabi-size >/dev/null || missing+=(binutils-arm-none-eabi)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "firmware: installing ${missing[*]}"
-    sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get install -y "${missing[@]}"
+    source "$root/scripts/apt-wait.sh"
+    apt_get install -y "${missing[@]}"
   fi
 }
 

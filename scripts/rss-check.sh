@@ -22,9 +22,8 @@ fi
 
 if ! /usr/bin/time -v true >/dev/null 2>&1; then
   echo "rss-check: installing GNU time (Debian package time)"
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends time >/dev/null
+  source scripts/apt-wait.sh
+  apt_get install -y -q --no-install-recommends time >/dev/null
 fi
 
 bluewire=${BLUEWIRE_BINARY:-}

@@ -8,6 +8,7 @@
 # Idempotent and quick when everything is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/apt-wait.sh
 
 BUMBLE_VERSION=0.0.236
 APT_PACKAGES=(libbluetooth-dev tshark qemu-system-x86 linux-image-amd64 kmod bluez-test-tools time
@@ -19,11 +20,9 @@ for package in "${APT_PACKAGES[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup-test-env: installing ${missing[*]}"
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -q
+  apt_get update -q
   # tshark asks whether non-root users may capture; the default answer is fine.
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+  apt_get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
 # bluez-test-tools pulls in bluez, whose bluetooth.service (bluetoothd) starts at boot and takes
@@ -52,7 +51,7 @@ if [ ! -x "$busybox" ]; then
   download=$(mktemp -d)
   chmod 777 "$download"  # apt's download sandbox user must be able to write here
   if ! (cd "$download" && apt-get download -q busybox-static >/dev/null 2>&1); then
-    apt-get update -q >/dev/null
+    apt_get update -q >/dev/null
     (cd "$download" && apt-get download -q busybox-static >/dev/null)
   fi
   mkdir -p scripts/.cache/busybox-static

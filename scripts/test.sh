@@ -17,7 +17,14 @@ echo "== embedded check"
 bash scripts/check-embedded.sh
 
 echo "== build"
-swift build --build-tests --quiet
+# Warning-free: a warning the build prints (the package's code; its dependencies print none) fails
+# the run here, each named once with the line that says where it comes from (a macro expansion's
+# warning names its source on the next line).
+mkdir -p .build
+swift build --build-tests --quiet 2>&1 | tee .build/build-output.txt
+if grep -A1 "warning:" .build/build-output.txt | grep -v "^--$" | sort -u | grep .; then
+  echo "the build printed warnings (above)"; exit 1
+fi
 
 # The Bluewire module's DocC catalog (Sources/Bluewire/Bluewire.docc): a broken symbol link, an
 # undocumented parameter or a malformed article fails the run (the articles' code is compiled by

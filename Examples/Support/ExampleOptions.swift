@@ -35,10 +35,10 @@ public struct ExampleOptions: ParsableArguments {
             var logger = Logger(label: "example")
             logger.logLevel = verbose ? .trace : .warning
             let host = BluetoothHost(transport: transport, configuration: configuration, logger: logger)
+            // start() also clears what a killed program may have left on the controller (scanning,
+            // advertising, a pending connection attempt), which a Reset does not on every controller
+            // (bumble's): HostConfiguration.clearsControllerLeftoversAtStart.
             try await host.start()
-            // What a killed program may have left on the controller (scanning, advertising, a
-            // pending connection attempt): a Reset does not clear it on every controller (bumble's).
-            await host.clearControllerLeftovers()
             return host
         } catch {
             exitWithError("\(error)")

@@ -12,7 +12,7 @@ import Synchronization
 /// transport, on one serial executor shared with its `EngineHost`, with an async/await API.
 ///
 /// ```swift
-/// let host = BluetoothHost(transport: try await TransportSpec(parsing: "tcp:127.0.0.1:9000").open())
+/// let host = BluetoothHost(transport: try await TransportSpec(parsing: "tcp:127.0.0.1:9001").open())
 /// let controller = try await host.start()              // Reset, features, buffers, event masks, address
 /// for try await device in host.scan() { print(device.address, device.name ?? "") }
 /// ```
@@ -87,13 +87,18 @@ public actor BluetoothHost {
     var now: MonotonicInstant { clock.now }
 
     /// Starts the I/O tasks and brings the controller up (Reset, version, supported commands and
-    /// features, LE buffer sizes, event masks, random static address).
+    /// features, LE buffer sizes, event masks, random static address), then clears what a previous
+    /// program left running on it (scanning, advertising, a pending connection attempt) unless
+    /// `HostConfiguration.clearsControllerLeftoversAtStart` is off.
     @discardableResult
     public func start() async throws(HostError) -> ControllerInfo {
         try await engineStart(engineHost)
     }
 
-    /// Stops scanning, fails every pending operation, and closes the transport.
+    /// Stops scanning, fails every pending operation, and closes the transport. The controller keeps
+    /// the rest (advertising, links): `release(timeout:)` stops advertising and disconnects first.
+    /// A process that ends without either (a signal) leaves its advertising running on the
+    /// controller until the next host's `start()` clears it.
     public func close() async {
         await engineClose(engineHost)
     }

@@ -12,16 +12,26 @@ public struct HostConfiguration: Sendable {
     public var preferredMTU: UInt16
     /// How long `connect` waits for LE Connection Complete before cancelling.
     public var connectionTimeout: TimeSpan
+    /// Whether `start()` ends by clearing what a previous program left running on the controller:
+    /// scanning, advertising, a pending LE Create Connection (`clearControllerLeftovers()`, in a fixed
+    /// place at the end of bring-up). Reset does that on a conforming controller (Core Vol 4 Part E
+    /// §7.3.2), but not on every one (bumble's clears none of it): without it, a program stopped by a
+    /// signal leaves its advertising on, and the next program's scan or connection attempt is
+    /// refused with Command Disallowed. On by default, as in every `bluewire` command; off only to
+    /// replay a capture recorded by a host that did not do it, or to find the leftovers in place.
+    public var clearsControllerLeftoversAtStart: Bool
 
     public init(
         randomAddress: BluetoothAddress? = nil,
         commandTimeout: TimeSpan = .seconds(2),
         preferredMTU: UInt16 = 517,
-        connectionTimeout: TimeSpan = .seconds(10)
+        connectionTimeout: TimeSpan = .seconds(10),
+        clearsControllerLeftoversAtStart: Bool = true
     ) {
         self.randomAddress = randomAddress
         self.commandTimeout = commandTimeout
         self.preferredMTU = preferredMTU
         self.connectionTimeout = connectionTimeout
+        self.clearsControllerLeftoversAtStart = clearsControllerLeftoversAtStart
     }
 }

@@ -46,9 +46,10 @@ extension HostEngine {
     }
 
     /// Fragments an L2CAP payload to the controller's buffer size and queues it behind the link's
-    /// earlier fragments; credits decide when each goes (§4.1.1).
-    mutating func sendL2CAP(handle: UInt16, channel: L2CAPChannelID, payload: [UInt8]) {
-        let lane: ACLCreditManager.Lane = channel.isDynamic ? .channels : .fixed
+    /// earlier fragments; credits decide when each goes (§4.1.1). The lane is the channel's kind's
+    /// unless `lane` says otherwise.
+    mutating func sendL2CAP(handle: UInt16, channel: L2CAPChannelID, payload: [UInt8], lane: ACLCreditManager.Lane? = nil) {
+        let lane: ACLCreditManager.Lane = lane ?? (channel.isDynamic ? .channels : .fixed)
         fragmenter.forEachWirePacket(handle: handle, channelID: channel, payload: payload[...]) {
             aclCredits.enqueue(handle: handle, $0, lane: lane)
         }

@@ -14,11 +14,11 @@ extension HostEngine {
     /// every enhanced channel opened to it (Vol 3 Part G §5.3.2).
     mutating func registerChannelServer(
         _ id: HostRequestID, _ spsm: SPSM, _ parameters: CreditBasedChannelParameters, _ security: L2CAPSecurityRequirement,
-        _ creditReturn: HostChannelCreditReturn
+        _ creditReturn: HostChannelCreditReturn, maximumChannels: Int?
     ) {
         guard spsm.isValid else { return complete(id, .failure(.channel(.invalidPSM(spsm)))) }
         guard channelServices[spsm] == nil else { return complete(id, .failure(.channel(.psmAlreadyRegistered(spsm)))) }
-        let service = CreditBasedChannelManager.Service(parameters: parameters, security: security)
+        let service = CreditBasedChannelManager.Service(parameters: parameters, security: security, maximumChannels: maximumChannels)
         channelServices[spsm] = service
         if creditReturn == .onConsumption { consumptionPacedServices.insert(spsm) }
         for index in links.indices { try? links.values[index].channels.manager.register(psm: spsm, service: service) }
@@ -76,11 +76,18 @@ extension HostEngine {
         drainChannels(handle: handle)
     }
 
-    /// Disconnection Request (§4.6); completes once the peer answered (or RTX passed).
-    mutating func closeChannel(_ id: HostRequestID, _ handle: UInt16, _ cid: UInt16) {
+    /// Disconnection Request (§4.6); completes once the peer answered (or RTX passed). Orderly,
+    /// the request waits until the channel's queued SDUs are out (`CreditBasedChannelManager
+    /// .disconnect`); abortive, they are dropped. Either way it queues behind the K-frames already
+    /// on their way to the controller (`drainChannels`).
+    mutating func closeChannel(_ id: HostRequestID, _ handle: UInt16, _ cid: UInt16, abortive: Bool) {
         guard let index = links.index(forKey: handle) else { return complete(id, .failure(.unknownConnection(handle))) }
         do {
-            try links.values[index].channels.manager.disconnect(cid, now: now)
+            if abortive {
+                try links.values[index].channels.manager.abort(cid, now: now)
+            } else {
+                try links.values[index].channels.manager.disconnect(cid, now: now)
+            }
             links.values[index].channels.closeRequests[cid, default: []].append(id)
         } catch {
             return complete(id, .failure(.channel(error)))

@@ -51,7 +51,11 @@ extension HostEngine {
         while let index = links.index(forKey: handle), let output = links.values[index].channels.manager.nextOutput() {
             switch output {
             case .send(let frame):
-                sendL2CAP(handle: handle, channel: frame.channelID, payload: Array(frame.payload))
+                // A Disconnection Request waits in the channels' lane, behind every K-frame already
+                // queued there: on the fixed lane it would overtake its own channel's data, and the
+                // peer would drop the rest of the last SDU on a closed channel.
+                let closes = frame.channelID == .leSignaling && frame.payload.first == LESignalingCode.disconnectionRequest.rawValue
+                sendL2CAP(handle: handle, channel: frame.channelID, payload: Array(frame.payload), lane: closes ? .channels : nil)
             case .event(let event):
                 channelEvent(event, handle: handle)
             }

@@ -16,7 +16,9 @@ import BluewireGATT
 //   request with `.refused(state:trigger:)` and nothing is sent: a read or write before any
 //   discovery (Connected.Idle) is such a refusal, as the table says.
 // - `.discoverAll` fires OperationCompleted then DiscoverCharacteristics when it moves from services
-//   to characteristics, so it ends in DiscoveredCharacteristic (Idle when the server has no service).
+//   to characteristics, so it ends in DiscoveredCharacteristic. A discovery that found no service
+//   ends there too, through an empty characteristics stage: the database is known (it is empty),
+//   and a read by handle (the application knows one the server does not list) goes out.
 //   `.cachedDiscovery` fires DiscoverCharacteristics and OperationCompleted with no traffic, for an
 //   application that knows the handles already (a bonded peer's cache, Core Vol 3 Part G §2.5.2).
 // - The end of every procedure fires OperationCompleted: with its result, or with an ATT Error
@@ -121,6 +123,13 @@ extension HostEngine {
         // A procedure that fired no trigger ends no phase: the application's own request (its procedure
         // owns the phase, HostEngine+AppPhases) and the MTU exchange, which may run inside such a phase.
         guard operation.procedure.trigger != nil else { return }
+        if case .success = result, case .discover = operation.procedure, state(of: peer) == .connected(.discoveringServices) {
+            // No service, so no characteristics stage ran: the empty one, so that the discovered
+            // state covers an empty database. Accepted: DiscoveringServices takes OperationCompleted
+            // to Idle, which takes DiscoverCharacteristics.
+            fireExpected(.operationCompleted, peer: peer)
+            fireExpected(.discoverCharacteristics, peer: peer)
+        }
         switch state(of: peer) {
         case .connected(.discoveringServices), .connected(.discoveringCharacteristics),
              .connected(.readingCharacteristic), .connected(.writingCharacteristic):
@@ -148,11 +157,11 @@ extension HostEngine {
         }
     }
 
-    /// A discovery on an EATT bearer makes the handles known as one on the ATT bearer would: a peer
-    /// machine in Connected.Idle moves to DiscoveredCharacteristic (DiscoverCharacteristics, then
-    /// OperationCompleted), so reads on either bearer are accepted after it.
+    /// A discovery on an EATT bearer makes the handles known as one on the ATT bearer would (an
+    /// empty database included): a peer machine in Connected.Idle moves to DiscoveredCharacteristic
+    /// (DiscoverCharacteristics, then OperationCompleted), so reads on either bearer are accepted after it.
     mutating func eattOperationFinished(_ handle: UInt16, _ operation: ClientOperation, _ result: Result<HostCompletion, HostEngineError>) {
-        guard case .success(.services(let services)) = result, !services.isEmpty,
+        guard case .success(.services) = result,
               let peer = links[handle]?.machinePeer, state(of: peer) == .connected(.idle) else { return }
         // Accepted: Idle takes DiscoverCharacteristics, DiscoveringCharacteristics takes OperationCompleted.
         fireExpected(.discoverCharacteristics, peer: peer)

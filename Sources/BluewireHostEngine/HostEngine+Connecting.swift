@@ -20,6 +20,12 @@ extension HostEngine {
             // reports its LE Connection Complete (§7.8.13): this one waits for that, so that report is
             // never taken for its own. One that is still the application's is refused.
             guard pending.requestID == nil, deferredConnect == nil else { return complete(id, .failure(.connectionAttemptInProgress)) }
+            // What the peer's machine refuses (a peer in Error, or connected) is refused now, not
+            // after the wait: waiting could not change the answer.
+            let current = state(of: identityOrAddress)
+            guard ConnectionStateMachine.transition(from: current, on: .connect) != nil else {
+                return complete(id, .failure(.refused(state: current, trigger: .connect)))
+            }
             deferredConnect = DeferredConnect(
                 id: id, peer: identityOrAddress, parameters: parameters, deadline: now + (timeout ?? configuration.connectionTimeout))
             return
@@ -61,6 +67,7 @@ extension HostEngine {
             return complete(id, .success(.done))
         }
         pendingConnection?.requestID = nil
+        pendingConnection?.deadline = now + Self.cancelledAttemptEndWait
         // Accepted: an attempt with a request ID is in Connecting (Connect fired when it began; only
         // its end, which clears the ID, moves it on). A cancelled attempt is not a failure: → Initial.
         fireExpected(.disconnect, peer: pending.requested)
@@ -87,10 +94,25 @@ extension HostEngine {
     mutating func connectionAttemptTimedOut() {
         guard let pending = pendingConnection, let id = pending.requestID else { return }
         pendingConnection?.requestID = nil
+        pendingConnection?.deadline = now + Self.cancelledAttemptEndWait
         // Accepted: in Connecting, as in cancelConnect.
         fireExpected(.failure, peer: pending.requested, cause: .connectionTimeout)
         complete(id, .failure(.connectionTimeout))
         enqueue(nil, .bestEffort, [.leCreateConnectionCancel], optional: true)
+    }
+
+    /// How long the engine waits for the LE Connection Complete that ends a cancelled (or timed
+    /// out) attempt (Core Vol 4 Part E §7.8.13 says the controller sends it; a controller answers
+    /// within milliseconds). A controller that never does would otherwise hold every later connect.
+    static var cancelledAttemptEndWait: TimeSpan { .seconds(2) }
+
+    /// The cancelled attempt's end never came: the controller broke §7.8.13. The engine stops
+    /// waiting for it (so a waiting or later `.connect` goes ahead) and reports the fault; a late
+    /// report of it is taken for nothing (no attempt is pending, or it names the wrong peer).
+    mutating func cancelledAttemptEndOverdue() {
+        guard let pending = pendingConnection, pending.requestID == nil, pending.deadline <= now else { return }
+        pendingConnection = nil
+        emit(.controllerFault(.cancelledConnectionAttemptNeverEnded(peer: pending.peer)))
     }
 }
 

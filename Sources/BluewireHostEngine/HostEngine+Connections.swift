@@ -15,7 +15,10 @@ extension HostEngine {
             // the controller accepted ours: before that it is an older attempt's, a killed program's
             // that `clearControllerLeftovers` cancelled (§7.8.13; bumble reports it after the Cancel's
             // Command Complete, while our LE Create Connection may already be on its way).
-            if role == .central || pendingConnection.isSome, let pending = pendingConnection, pending.accepted {
+            // One that names another peer is an older attempt's that ended late (after the engine
+            // stopped waiting for it, `cancelledAttemptEndOverdue`), not this one's.
+            if role == .central || pendingConnection.isSome, let pending = pendingConnection, pending.accepted,
+               event.peerAddress.value == 0 || event.peerAddress.value == pending.peer.value {
                 pendingConnection = nil
                 if pending.requestID != nil {
                     // Accepted: the attempt is in Connecting (see cancelConnect). One already cancelled

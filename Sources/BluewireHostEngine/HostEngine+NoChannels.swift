@@ -43,7 +43,7 @@ extension HostEngine {
 
     mutating func registerChannelServer(
         _ id: HostRequestID, _ spsm: SPSM, _ parameters: CreditBasedChannelParameters, _ security: L2CAPSecurityRequirement,
-        _ creditReturn: HostChannelCreditReturn
+        _ creditReturn: HostChannelCreditReturn, maximumChannels: Int?
     ) { complete(id, .failure(.notSupported)) }
     mutating func unregisterChannelServer(_ id: HostRequestID, _ spsm: SPSM) { complete(id, .failure(.notSupported)) }
     mutating func openChannel(
@@ -56,7 +56,9 @@ extension HostEngine {
     mutating func sendSDU(_ id: HostRequestID?, _ handle: UInt16, _ cid: UInt16, _ sdu: [UInt8]) {
         complete(id, .failure(.notSupported))
     }
-    mutating func closeChannel(_ id: HostRequestID, _ handle: UInt16, _ cid: UInt16) { complete(id, .failure(.notSupported)) }
+    mutating func closeChannel(_ id: HostRequestID, _ handle: UInt16, _ cid: UInt16, abortive: Bool) {
+        complete(id, .failure(.notSupported))
+    }
     mutating func giveCredits(_ id: HostRequestID, _ handle: UInt16, _ cid: UInt16, _ credits: Int) {
         complete(id, .failure(.notSupported))
     }

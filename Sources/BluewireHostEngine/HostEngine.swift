@@ -111,6 +111,10 @@ public struct HostEngine: Sendable {
     /// True once bring-up finished.
     public var isRunning: Bool { phase == .running }
 
+    /// The bring-up command sent and not answered yet (nil outside bring-up): what a host names when
+    /// the controller's stream fails during bring-up, so the error says which command went unanswered.
+    public var bringUpCommandAwaitingAnswer: HCIOpcode? { bringUp?.current?.opcode }
+
     /// The handles of the links up now, in order.
     public var connectionHandles: [UInt16] { links.sortedKeys }
 
@@ -196,6 +200,9 @@ public struct HostEngine: Sendable {
             connectionAttemptTimedOut()
         }
         #if !BLUEWIRE_NO_CENTRAL
+        if let pending = pendingConnection, pending.requestID == nil, pending.deadline <= self.now {
+            cancelledAttemptEndOverdue()
+        }
         if deferredConnect != nil { deferredConnectTimedOut() }
         #endif
         // Found first, then acted on: a receive with no timer due allocates nothing here.
@@ -265,15 +272,15 @@ public struct HostEngine: Sendable {
         case .indicate(let valueHandle, let value, let connection): indicate(id, valueHandle, value, connection)
         case .gatt(let connection, let operation): gattClient(id, connection, operation)
         case .cancelGATT(let connection, let request): cancelGATT(id, connection, request)
-        case .registerServer(let spsm, let parameters, let security, let creditReturn):
-            registerChannelServer(id, spsm, parameters, security, creditReturn)
+        case .registerServer(let spsm, let parameters, let security, let creditReturn, let maximumChannels):
+            registerChannelServer(id, spsm, parameters, security, creditReturn, maximumChannels: maximumChannels)
         case .unregisterServer(let spsm): unregisterChannelServer(id, spsm)
         case .openChannel(let connection, let spsm, let parameters, let creditReturn):
             openChannel(id, connection, spsm, parameters, creditReturn)
         case .openEnhancedChannels(let connection, let spsm, let count, let parameters):
             openEnhancedChannels(id, connection, spsm, count, parameters)
         case .sendSDU(let connection, let cid, let sdu): sendSDU(id, connection, cid, sdu)
-        case .closeChannel(let connection, let cid): closeChannel(id, connection, cid)
+        case .closeChannel(let connection, let cid, let abortive): closeChannel(id, connection, cid, abortive: abortive)
         case .giveCredits(let connection, let cid, let credits): giveCredits(id, connection, cid, credits)
         case .consumedSDUs(let connection, let cid, let count): consumedSDUs(id, connection, cid, count)
         case .gattOnEATT(let connection, let cid, let operation): gattOnEATT(id, connection, cid, operation)

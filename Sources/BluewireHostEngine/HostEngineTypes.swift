@@ -220,6 +220,9 @@ public enum HostEngineEvent: Hashable, Sendable {
     case connectionUpdated(handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16)
     /// The controller reported a hardware error; every link and procedure has been failed.
     case hardwareError(UInt8)
+    /// The controller broke a rule the engine relies on, and the engine went on without it: a
+    /// host logs it (it names the controller's fault, not the application's).
+    case controllerFault(ControllerFault)
     /// A peer's connection state machine moved (`HostEngine.state(of:)`); `cause` says what failed
     /// for a transition to `Error`, nil otherwise. Emitted only for peers known to the engine as central
     /// (connected to, reset or `.watch`ed), at connection-level moments, GATT procedure boundaries
@@ -348,5 +351,22 @@ public struct HostEngineConfiguration: Hashable, Sendable {
         self.connectionTimeout = connectionTimeout
         self.preferredMTU = preferredMTU
         self.clientFeatures = clientFeatures
+    }
+}
+
+/// A rule of the Core specification a controller broke, which the engine survived.
+public enum ControllerFault: Hashable, Sendable, CustomStringConvertible {
+    /// A connection attempt to `peer` was cancelled (by the application, or when it timed out) and
+    /// the controller never reported its end: LE Create Connection Cancel obliges it to send an LE
+    /// Connection Complete for the attempt (Core Vol 4 Part E §7.8.13). The engine stopped waiting
+    /// after `HostEngine.cancelledAttemptEndWait`, so later connects go ahead.
+    case cancelledConnectionAttemptNeverEnded(peer: BluetoothAddress)
+
+    public var description: String {
+        switch self {
+        case .cancelledConnectionAttemptNeverEnded(let peer):
+            "controller fault: the cancelled connection attempt to \(peer) never ended with LE Connection Complete "
+                + "(Core Vol 4 Part E §7.8.13); no longer waiting for it"
+        }
     }
 }

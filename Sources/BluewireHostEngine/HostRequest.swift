@@ -47,9 +47,12 @@ public enum HostRequest: Hashable, Sendable {
     /// these receive parameters, if the link meets `security`. SPSM 0x0027 makes every enhanced
     /// channel to it an EATT bearer served by the GATT server (Vol 3 Part G §5.3.2).
     /// `creditReturn` says when the credits of SDUs received on these channels go back to the peer.
+    /// `maximumChannels` caps the channels to `spsm` open at once on a link: a request beyond it is
+    /// refused (§4.23 "No resources available"; in an enhanced request only the channels beyond
+    /// it, §4.26 "Some connections refused – insufficient resources available").
     case registerServer(
         spsm: SPSM, parameters: CreditBasedChannelParameters, security: L2CAPSecurityRequirement,
-        creditReturn: HostChannelCreditReturn = .onDelivery)
+        creditReturn: HostChannelCreditReturn = .onDelivery, maximumChannels: Int? = nil)
     /// Stop accepting channels to `spsm` (open ones stay open).
     case unregisterServer(spsm: SPSM)
     /// Open an LE Credit Based channel (§4.22); completes with `.channelOpened`. `creditReturn` says
@@ -62,8 +65,11 @@ public enum HostRequest: Hashable, Sendable {
     /// Send an SDU (at most the peer's MTU) on a channel; it waits for credits as needed (§10.1) and
     /// the request completes once its last K-frame is handed to the link.
     case sendSDU(connection: UInt16, cid: UInt16, [UInt8])
-    /// Disconnect a channel (§4.6); completes once the peer answered or RTX passed.
-    case closeChannel(connection: UInt16, cid: UInt16)
+    /// Disconnect a channel (§4.6); completes once the peer answered or RTX passed. An orderly
+    /// close (the default) is a socket's close: the SDUs already queued go out first, as the
+    /// peer's credits allow, and the Disconnection Request only after their last K-frame; an
+    /// `abortive` one drops them and disconnects at once.
+    case closeChannel(connection: UInt16, cid: UInt16, abortive: Bool = false)
     /// Grant the peer more credits on a channel (LE Flow Control Credit Ind, §4.24).
     case giveCredits(connection: UInt16, cid: UInt16, credits: Int)
     /// The application consumed the oldest `count` SDUs delivered (`.channelSDU`) on a channel whose

@@ -50,6 +50,9 @@ public struct CreditBasedChannel: Hashable, Sendable {
     /// Credits for K-frames whose SDUs the application has consumed, not yet returned.
     var creditsToReturn = 0
     var closeReason: CreditBasedDisconnectReason?
+    /// An orderly close was asked for while SDUs were queued: the Disconnection Request goes once
+    /// the last of them is out (`CreditBasedChannelManager.disconnect`), and `send` is refused.
+    public internal(set) var closesWhenSent = false
 
     init(localCID: UInt16, psm: SPSM, kind: Kind, isInitiator: Bool, local: CreditBasedChannelParameters) {
         self.localCID = localCID

@@ -68,6 +68,8 @@ public enum CreditBasedChannelError: Error, Hashable, Sendable {
     /// An enhanced request carries one to five channels (§4.25).
     case invalidChannelCount(Int)
     case unknownChannel(UInt16)
+    /// The channel is not open: not yet, no longer, or closing (an orderly close is draining its
+    /// queued SDUs, which refuses new ones).
     case channelNotOpen(UInt16)
     /// The SDU is larger than the peer's MTU.
     case sduExceedsMTU(length: Int, mtu: Int)

@@ -85,7 +85,7 @@ extension CreditBasedChannelManager {
     /// Queues an SDU for the channel and sends as many K-frames as credits allow (§10.1).
     public mutating func send(_ sdu: [UInt8], on localCID: UInt16) throws(CreditBasedChannelError) {
         guard let channel = channels[localCID] else { throw .unknownChannel(localCID) }
-        guard channel.state == .open else { throw .channelNotOpen(localCID) }
+        guard channel.state == .open, !channel.closesWhenSent else { throw .channelNotOpen(localCID) }
         guard sdu.count <= channel.remoteMTU else { throw .sduExceedsMTU(length: sdu.count, mtu: channel.remoteMTU) }
         channels[localCID]?.sendQueue.append(sdu)
         pump(localCID)
@@ -154,6 +154,7 @@ extension CreditBasedChannelManager {
         guard total <= 65535 else { return violate(localCID, .creditOverflow(credits: total), now: now) }
         channels[localCID]?.sendCredits = total
         pump(localCID)
+        disconnectIfDrained(localCID, now: now)
     }
 
     mutating func receiveKFrame(_ localCID: UInt16, _ payload: ArraySlice<UInt8>, now: MonotonicInstant) {

@@ -77,7 +77,9 @@ extension CreditBasedChannelManager {
         guard (0x0040...0x007F).contains(source) else { return refuse(.invalidSourceCID) }
         guard localCID(forRemote: source) == nil else { return refuse(.sourceCIDAlreadyAllocated) }
         guard mtu >= 23, (23...65533).contains(mps) else { return refuse(.unacceptableParameters) }
-        guard let cid = allocateLocalCID() else { return refuse(.noResourcesAvailable) }
+        guard service.room(open: acceptedChannelCount(psm: psm)) > 0, let cid = allocateLocalCID() else {
+            return refuse(.noResourcesAvailable)
+        }
         let local = service.parameters.normalized(for: .leCreditBased)
         var channel = CreditBasedChannel(localCID: cid, psm: psm, kind: .leCreditBased, isInitiator: false, local: local)
         channel.openWith(remoteCID: source, mtu: mtu, mps: mps, credits: credits)
@@ -104,12 +106,16 @@ extension CreditBasedChannelManager {
         var result = CreditBasedConnectionResult.allConnectionsSuccessful
         var destinations: [UInt16] = []
         var opened: [UInt16] = []
+        var room = service.room(open: acceptedChannelCount(psm: psm))
         for (index, source) in sources.enumerated() {
             var refusal: CreditBasedConnectionResult?
             if !(0x0040...0x007F).contains(source) {
                 refusal = .someRefusedInvalidSourceCID
             } else if localCID(forRemote: source) != nil || sources[..<index].contains(source) {
                 refusal = .someRefusedSourceCIDAlreadyAllocated
+            } else if room == 0 {
+                // Beyond what the service takes: refused, as for a lack of CIDs (§4.26).
+                refusal = .someRefusedInsufficientResources
             }
             guard refusal == nil, let cid = allocateLocalCID() else {
                 if result == .allConnectionsSuccessful { result = refusal ?? .someRefusedInsufficientResources }
@@ -121,6 +127,7 @@ extension CreditBasedChannelManager {
             channels[cid] = channel
             destinations.append(cid)
             opened.append(cid)
+            room -= 1
         }
         sendCommand(LESignalingCommand(identifier: id, body: .creditBasedConnectionResponse(
             mtu: UInt16(local.mtu), mps: UInt16(local.mps), initialCredits: UInt16(local.initialCredits),

@@ -24,9 +24,24 @@ public struct CreditBasedChannelManager: Sendable {
     public struct Service: Hashable, Sendable {
         public var parameters: CreditBasedChannelParameters
         public var security: L2CAPSecurityRequirement
-        public init(parameters: CreditBasedChannelParameters = .init(), security: L2CAPSecurityRequirement = .none) {
+        /// The most channels to the PSM the peer may have open at once on the link (nil: no limit).
+        /// A request beyond it is refused, in an enhanced request only the channels beyond it
+        /// (§4.23 No resources available, §4.26 Some connections refused – insufficient resources),
+        /// so the peer never sends on a channel nobody serves.
+        public var maximumChannels: Int?
+        public init(
+            parameters: CreditBasedChannelParameters = .init(), security: L2CAPSecurityRequirement = .none,
+            maximumChannels: Int? = nil
+        ) {
             self.parameters = parameters
             self.security = security
+            self.maximumChannels = maximumChannels
+        }
+
+        /// How many more channels it takes when `open` are open already.
+        func room(open: Int) -> Int {
+            guard let maximumChannels else { return Int.max }
+            return Swift.max(0, maximumChannels - open)
         }
     }
 
@@ -132,6 +147,13 @@ public struct CreditBasedChannelManager: Sendable {
         return nil
     }
 
+    /// Channels to `psm` the peer opened that are not closed yet.
+    func acceptedChannelCount(psm: SPSM) -> Int {
+        var count = 0
+        for (_, channel) in channels where channel.psm == psm && !channel.isInitiator { count += 1 }
+        return count
+    }
+
     func localCID(forRemote remote: UInt16) -> UInt16? {
         for (cid, channel) in channels where channel.remoteCID == remote && channel.state != .connecting { return cid }
         return nil
@@ -181,11 +203,37 @@ public struct CreditBasedChannelManager: Sendable {
         return cids
     }
 
-    /// Sends a Disconnection Request (§4.6) for an open channel; `.disconnected(.local)` follows the
-    /// response (or the RTX timeout). Queued SDUs are dropped.
+    /// Closes an open channel the way a socket's close does: every SDU already queued goes out
+    /// first, K-frame by K-frame as the peer's credits allow (§10.1), and only then the
+    /// Disconnection Request (§4.6), so the peer receives everything that was sent before the
+    /// close. `.disconnected(.local)` follows the response (or the RTX timeout, which runs from
+    /// the request). Until then `send` is refused. A peer that never grants the credits keeps the
+    /// channel open: `abort(_:now:)` ends it at once. Asking again while the SDUs drain changes
+    /// nothing.
     public mutating func disconnect(_ localCID: UInt16, now: MonotonicInstant) throws(CreditBasedChannelError) {
         guard let channel = channels[localCID] else { throw .unknownChannel(localCID) }
         guard channel.state == .open else { throw .channelNotOpen(localCID) }
+        guard channel.queuedSendCount == 0 else {
+            channels[localCID]?.closesWhenSent = true
+            return
+        }
+        startDisconnect(localCID, reason: .local, now: now)
+    }
+
+    /// Abortive close: SDUs still queued (and the rest of one half sent) are dropped and the
+    /// Disconnection Request (§4.6) goes at once; `.disconnected(.local)` follows the response.
+    /// What the peer receives of the queued data is undefined: use `disconnect(_:now:)` to keep it.
+    public mutating func abort(_ localCID: UInt16, now: MonotonicInstant) throws(CreditBasedChannelError) {
+        guard let channel = channels[localCID] else { throw .unknownChannel(localCID) }
+        guard channel.state == .open else { throw .channelNotOpen(localCID) }
+        startDisconnect(localCID, reason: .local, now: now)
+    }
+
+    /// An orderly close waiting for its SDUs goes ahead once the last K-frame is out.
+    mutating func disconnectIfDrained(_ localCID: UInt16, now: MonotonicInstant) {
+        guard let channel = channels[localCID], channel.state == .open, channel.closesWhenSent,
+              channel.queuedSendCount == 0
+        else { return }
         startDisconnect(localCID, reason: .local, now: now)
     }
 
@@ -193,6 +241,7 @@ public struct CreditBasedChannelManager: Sendable {
         guard var channel = channels[localCID], channel.state == .open else { return }
         channel.state = .disconnecting
         channel.closeReason = reason
+        channel.closesWhenSent = false
         channel.sendQueue = []
         channel.sendQueueHead = 0
         channel.segmenter = KFrameSegmenter(mps: channel.segmenter.mps)

@@ -17,9 +17,21 @@ extension EngineHost {
     /// failed and why (`controller bring-up failed at Reset (0x0c03): ...`).
     func bringUpForCommand(oldCaptures: Bool = false) async {
         switch await perform(.start) {
+        case .failure(let error) where await transportFailure != nil:
+            // The transport ended before bring-up finished. An emulated controller that already
+            // serves a host closes a second one's connection at once (scripts/controller.sh).
+            let ended = await transportFailure.map { "\($0)" } ?? "closed"
+            await close()
+            fail("controller bring-up failed: the controller closed the connection before answering (\(ended); \(error)): "
+                + "is another program using it? A controller serves one host at a time")
         case .failure(.bringUp(let error)):
             await close()
             fail("\(error)")
+        case .failure(.notRunning) where bringUpStreamFailure != nil:
+            // The stream failed under bring-up: say what the controller did, not "not running".
+            let cause = bringUpStreamFailure ?? ""
+            await close()
+            fail("controller bring-up failed: \(cause)")
         case .failure(let error):
             await close()
             fail("controller bring-up failed: \(error)")

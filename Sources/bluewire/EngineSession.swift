@@ -29,7 +29,13 @@ func connectWithEngine(
         fail("connecting to \(peer): unexpected \(other)")
     case .failure(let error):
         await session.finish()
-        fail("connecting to \(peer) failed: \(PairOutput.describe(error, connectTimeout: connectTimeout))")
+        var text = "connecting to \(peer) failed: \(PairOutput.describe(error, connectTimeout: connectTimeout))"
+        // Most LE peripherals advertise from a random address; without `/random` the address is taken
+        // as public, and the controller waits for an advertiser that never appears.
+        if case .connectionTimeout = error, peer.type == .public {
+            text += "; \(peer) was taken as a public address: for a random one give \(peer.hexString)/random, as `bluewire scan` prints it"
+        }
+        fail(text)
     }
 }
 

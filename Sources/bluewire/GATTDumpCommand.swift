@@ -88,7 +88,8 @@ enum GATTDumpOutput {
         }
         let services = dump.services.count
         let characteristics = dump.services.reduce(0) { $0 + $1.characteristics.count }
-        return "\(peer): ATT MTU \(mtu), \(services) services, \(characteristics) characteristics, \(dump.attributes.count) attributes\n"
+        return "\(peer): ATT MTU \(mtu), \(counted(services, "service")), \(counted(characteristics, "characteristic")), "
+            + "\(counted(dump.attributes.count, "attribute"))\n"
             + lines.joined(separator: "\n")
     }
 

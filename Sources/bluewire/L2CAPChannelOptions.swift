@@ -1,27 +1,16 @@
 import ArgumentParser
 import Bluewire
 
-/// The channel options of `l2cap send`: the SPSM and our receive MTU and MPS
-/// (Core Vol 3 Part A §4.22: MTU 23-65535, MPS 23-65533).
+/// The channel options of `l2cap send`: our receive MTU and MPS (Core Vol 3 Part A §4.22: MTU
+/// 23-65535, MPS 23-65533).
 struct L2CAPChannelOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The SPSM (0x0080-0x00FF dynamic, or a SIG one), hex with 0x or decimal.", valueName: "psm"))
-    var psm: String
-
     @Option(name: .long, help: ArgumentHelp("Our receive MTU (23-65535).", valueName: "octets"))
     var mtu: Int = 512
 
     @Option(name: .long, help: ArgumentHelp("Our receive MPS (23-65533).", valueName: "octets"))
     var mps: Int = 247
 
-    var spsm: SPSM? {
-        let text = psm.lowercased()
-        let value = text.hasPrefix("0x") ? UInt16(text.dropFirst(2), radix: 16) : UInt16(text)
-        guard let value, value != 0 else { return nil }
-        return SPSM(value)
-    }
-
     func validate() throws {
-        guard spsm != nil else { throw ValidationError("invalid --psm \(psm): expected a number such as 0x0080") }
         guard (23...65_535).contains(mtu), (23...65_533).contains(mps) else { throw ValidationError("--mtu 23-65535, --mps 23-65533") }
     }
 }

@@ -29,6 +29,8 @@ struct L2CAPSendCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The peripheral: AA:BB:CC:DD:EE:FF or AA:BB:CC:DD:EE:FF/random.", valueName: "address"))
     var address: String
 
+    @OptionGroup var psmArgument: L2CAPPSMArgument
+
     @OptionGroup var live: LiveOptions
 
     @OptionGroup var channelOptions: L2CAPChannelOptions
@@ -48,8 +50,8 @@ struct L2CAPSendCommand: AsyncParsableCommand {
     @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds to wait for the connection.", valueName: "seconds"))
     var connectTimeout: Double = 10
 
-    var spsm: SPSM? { channelOptions.spsm }
-    var psm: String { channelOptions.psm }
+    var spsm: SPSM? { psmArgument.spsm }
+    var psm: String { psmArgument.text }
     var mtu: Int { channelOptions.mtu }
     var mps: Int { channelOptions.mps }
 

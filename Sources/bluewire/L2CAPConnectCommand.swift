@@ -13,10 +13,13 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
             and the channel to standard output, like netcat. Each read of stdin (at most the peer's MTU) \
             becomes one SDU; with --lines each line, newline included, does. Every SDU received is written \
             to stdout as it is (--json: one JSON object per event instead: opened, sdu with the data in \
-            hex, closed). Diagnostics go to stderr. End of input closes the channel and disconnects \
-            (status 0); the peer closing the channel ends with status 0 too; a refusal, a lost link or \
-            any other error with status 1 and the reason by name; SIGINT/SIGTERM disconnects and ends \
-            with status 130.
+            hex, closed). Diagnostics go to stderr. As with netcat, end of input sends everything read \
+            and then keeps printing what arrives until the peer closes the channel (status 0); \
+            --close-on-eof closes the channel instead once everything is sent (as nc -N), --quit-after \
+            S closes it S seconds after end of input (as nc -q S). A close by us is orderly: the \
+            Disconnection Request follows the last K-frame, so the peer gets every octet. A refusal, a \
+            lost link, an SDU that could not be sent or any other error ends with status 1 and the \
+            reason by name; SIGINT/SIGTERM disconnects and ends with status 130.
 
             Security: the bonds of the --keys file go to the host before connecting, and a peripheral \
             the file holds a bond with is encrypted with it before the channel opens (no pairing). A \
@@ -31,8 +34,7 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The peripheral: AA:BB:CC:DD:EE:FF or AA:BB:CC:DD:EE:FF/random.", valueName: "address"))
     var address: String
 
-    @Argument(help: ArgumentHelp("The SPSM: 0x0080-0x00FF (dynamic) or a SIG one, hex with 0x or decimal.", valueName: "psm"))
-    var psm: String
+    @OptionGroup var psm: L2CAPPSMArgument
 
     @OptionGroup var live: LiveOptions
 
@@ -45,12 +47,11 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
 
     func validate() throws {
         _ = try parsePeerAddress(address)
-        guard parseSPSM(psm) != nil else { throw ValidationError("invalid PSM \(psm): expected a number such as 0x0080") }
         guard connectTimeout > 0 && connectTimeout <= 3600 else { throw ValidationError("--connect-timeout must be between 0 and 3600 seconds") }
     }
 
     func run() async throws {
-        guard let peer = BluetoothAddress(parsing: address), let spsm = parseSPSM(psm) else { throw ValidationError("invalid arguments") }
+        guard let peer = BluetoothAddress(parsing: address), let spsm = psm.spsm else { throw ValidationError("invalid arguments") }
         var live = self.live
         let identity = security.identity(live: &live)
         let stored = identity.bonds

@@ -11,11 +11,15 @@ struct L2CAPListenCommand: AsyncParsableCommand {
         abstract: "Advertise, accept one credit based channel on an SPSM: stdin to SDUs, SDUs to stdout.",
         discussion: """
             Advertises NAME and waits for a central to connect and open a channel to PSM; the first channel \
-            is accepted, advertising stops and later requests are refused (SPSM not supported). Then stdin \
-            goes to the channel and the channel to stdout exactly as with `l2cap connect` (--lines, --json); \
-            with --echo every SDU received is also sent back and stdin is not read. Ends when the channel \
-            closes (status 0: by the central, or by us at end of input), on an error (status 1, the reason \
-            by name) or on SIGINT/SIGTERM (status 130), with advertising off and every central disconnected.
+            is accepted, advertising stops and later requests are refused (SPSM not supported); an enhanced \
+            request for several channels gets one, the others refused with "Some connections refused – \
+            insufficient resources available". Then stdin \
+            goes to the channel and the channel to stdout exactly as with `l2cap connect` (--lines, --json, \
+            and at end of input --close-on-eof or --quit-after S; by default the channel stays open until \
+            the central closes it); with --echo every SDU received is also sent back and stdin is not read. \
+            Ends when the channel closes (status 0: by the central, or by us), on an error (status 1, the \
+            reason by name) or on SIGINT/SIGTERM (status 130), with advertising off and every central \
+            disconnected.
 
             Security: the bonds of the --keys file go to the host at start (a bonded central encrypts \
             without pairing) and, without --own-address, the file's local address is used again (centrals \
@@ -28,8 +32,7 @@ struct L2CAPListenCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The SPSM to accept: 0x0080-0x00FF (dynamic) or a SIG one, hex with 0x or decimal.", valueName: "psm"))
-    var psm: String
+    @OptionGroup var psm: L2CAPPSMArgument
 
     @OptionGroup var live: LiveOptions
 
@@ -46,12 +49,8 @@ struct L2CAPListenCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Also serve this GATT database (JSON attribute table or services form).", valueName: "file"))
     var db: String?
 
-    func validate() throws {
-        guard parseSPSM(psm) != nil else { throw ValidationError("invalid PSM \(psm): expected a number such as 0x0080") }
-    }
-
     func run() async throws {
-        guard let spsm = parseSPSM(psm) else { throw ValidationError("invalid PSM") }
+        guard let spsm = psm.spsm else { throw ValidationError("invalid PSM") }
         // The database is checked before the controller is touched.
         let database = db.map(ServeCommand.loadDatabase)
         var live = self.live
@@ -100,7 +99,10 @@ struct L2CAPListenCommand: AsyncParsableCommand {
         await host.bringUpForCommand()
         let listener: L2CAPChannelListener
         do {
-            listener = try await host.listen(psm: spsm, mtu: options.mtu, mps: options.mps, credits: options.credits)
+            // One channel per link, as the one channel served: an enhanced request for five gets one,
+            // the other four refused (insufficient resources) rather than accepted and never read.
+            listener = try await host.listen(
+                psm: spsm, mtu: options.mtu, mps: options.mps, credits: options.credits, maximumChannels: 1)
         } catch {
             await session.stop(status: 1, message: "cannot listen on SPSM 0x\(hex(spsm.rawValue, width: 4)): \(error)")
         }

@@ -21,9 +21,54 @@ struct L2CAPNetcatOptions: ParsableArguments {
     @Flag(name: .long, help: "Events as JSON lines on stdout (SDUs received as hex), instead of the raw SDUs.")
     var json = false
 
+    @Flag(name: .customLong("close-on-eof"), help: ArgumentHelp(
+        "At end of input, close the channel once everything is sent (as nc -N), instead of reading until the peer closes it."))
+    var closeOnEOF = false
+
+    @Option(name: .customLong("quit-after"), help: ArgumentHelp(
+        "At end of input, keep printing what arrives for this many seconds, then close the channel and exit (as nc -q).",
+        valueName: "seconds"))
+    var quitAfter: Double?
+
     func validate() throws {
         guard (23...65_535).contains(mtu), (23...65_533).contains(mps) else { throw ValidationError("--mtu 23-65535, --mps 23-65533") }
         guard (1...65_535).contains(credits) else { throw ValidationError("--credits 1-65535") }
+        if let quitAfter {
+            guard quitAfter >= 0 && quitAfter <= 86_400 else { throw ValidationError("--quit-after must be between 0 and 86400 seconds") }
+            guard !closeOnEOF else { throw ValidationError("--quit-after and --close-on-eof are two choices for end of input: give one") }
+        }
+    }
+
+    /// What end of input does: nothing (read until the peer closes), close at once, or close later.
+    var atEndOfInput: L2CAPNetcat.EndOfInput {
+        if closeOnEOF { return .close(after: .zero) }
+        if let quitAfter { return .close(after: .milliseconds(Int64((quitAfter * 1000).rounded()))) }
+        return .keepReading
+    }
+}
+
+/// The SPSM of an `l2cap` subcommand: a positional argument (`l2cap connect ADDR 0x80`,
+/// `l2cap listen 0x80`, `l2cap send ADDR 0x80`), or `--psm P` as `l2cap send` took it before.
+struct L2CAPPSMArgument: ParsableArguments {
+    @Argument(help: ArgumentHelp("The SPSM: 0x0080-0x00FF (dynamic) or a SIG one, hex with 0x or decimal.", valueName: "psm"))
+    var positional: String?
+
+    @Option(name: .customLong("psm"), help: ArgumentHelp("The SPSM, as an option (same as the positional <psm>).", valueName: "psm"))
+    var option: String?
+
+    /// The text given, whichever way.
+    var text: String { positional ?? option ?? "" }
+
+    var spsm: SPSM? { parseSPSM(text) }
+
+    func validate() throws {
+        switch (positional, option) {
+        case (nil, nil): throw ValidationError("missing the PSM: give it after the address (or as --psm P), e.g. 0x0080")
+        case (let given?, let other?) where parseSPSM(given) != parseSPSM(other):
+            throw ValidationError("two different PSMs given (\(given) and --psm \(other)): give one")
+        default: break
+        }
+        guard spsm != nil else { throw ValidationError("invalid PSM \(text): expected a number such as 0x0080") }
     }
 }
 

@@ -18,7 +18,9 @@ struct LiveOptions: ParsableArguments {
     var capture: String?
 
     // `--own-address`, not `--address`: commands use `--address` for the peer (scan's filter).
-    @Option(name: .customLong("own-address"), help: ArgumentHelp("Random static address to use, AA:BB:CC:DD:EE:FF (default: a new one).", valueName: "address"))
+    @Option(name: .customLong("own-address"), help: ArgumentHelp(
+        "Random static address to use, AA:BB:CC:DD:EE:FF (default: a new one per run; pair, gatt, l2cap and serve use their bond file's local address when it has one).",
+        valueName: "address"))
     var address: String?
 
     @Flag(name: .long, help: "Log every packet (trace level) to stderr.")

@@ -75,8 +75,8 @@ struct PairCommand: AsyncParsableCommand {
         }
         switch outcome {
         case .success(.secured(let level)):
-            if reuse && !json { print("encrypted with the stored bond (\(keysPath))") }
-            print(json ? PairOutput.json(peer: peer, level: level, bond: bond) : PairOutput.text(peer: peer, level: level, bond: bond))
+            print(json ? PairOutput.json(peer: peer, level: level, bond: bond, paired: !reuse)
+                  : PairOutput.text(peer: peer, level: level, bond: bond, storedBond: reuse ? keysPath : nil))
         case .failure(let error) where reuse:
             fail("encrypting with the stored bond for \(peer) failed: \(PairOutput.describe(error)) "
                 + "(if the peripheral lost its keys, `bluewire bonds remove \(KeyFile.addressText(peer)) --keys \(keysPath)` to pair again)")

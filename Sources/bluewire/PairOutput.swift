@@ -29,8 +29,11 @@ enum PairOutput {
         }
     }
 
-    static func text(peer: BluetoothAddress, level: LinkSecurityLevel, bond: HostBond?) -> String {
-        var lines = ["paired with \(peer): \(levelName(level))"]
+    /// `storedBond` is the bond file whose key encrypted the link when no pairing ran (the peer was
+    /// bonded already), nil when the command paired.
+    static func text(peer: BluetoothAddress, level: LinkSecurityLevel, bond: HostBond?, storedBond: String? = nil) -> String {
+        var lines = [storedBond.map { "encrypted with the stored bond for \(peer) (\($0)), no pairing: \(levelName(level))" }
+            ?? "paired with \(peer): \(levelName(level))"]
         if let bond {
             lines.append("key size \(bond.keySize), \(bond.secureConnections ? "LE Secure Connections" : "legacy pairing"), bonded")
             if let ltk = bond.longTermKey { lines.append("LTK \(hexString(ltk))") }
@@ -49,10 +52,14 @@ enum PairOutput {
         return lines.joined(separator: "\n")
     }
 
-    static func json(peer: BluetoothAddress, level: LinkSecurityLevel, bond: HostBond?) -> String {
+    static func json(peer: BluetoothAddress, level: LinkSecurityLevel, bond: HostBond?, paired: Bool = true) -> String {
         var w = JSONWriter()
         w.beginObject()
-        w.field("peer", peer.hexString)
+        // As every command takes it (`/random` for a random address).
+        w.field("peer", "\(peer)")
+        // False when the link was encrypted with a stored bond and no pairing ran.
+        w.key("paired")
+        w.bool(paired)
         w.field("level", Int(level.rawValue))
         w.field("level_name", levelName(level))
         w.key("bonded")

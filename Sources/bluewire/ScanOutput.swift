@@ -62,7 +62,7 @@ enum ScanText {
 
     static func fields(_ device: DiscoveredDevice) -> [String] {
         [
-            device.address.hexString + (device.identityAddress.map { " = " + KeyFile.addressText($0) } ?? ""),
+            device.address.description + (device.identityAddress.map { " = " + KeyFile.addressText($0) } ?? ""),
             addressTypeName(device.addressType),
             device.rssi == ScanText.rssiNotAvailable ? "-" : String(device.rssi),
             device.name.map { printable($0) } ?? "-",
@@ -71,11 +71,14 @@ enum ScanText {
         ]
     }
 
-    /// `C0:11:22:33:44:55 random -50 "Bumble" services=0x180D (Heart Rate) manufacturer=0xFFFF:0102`;
-    /// `identity=F9:C3:24:B4:A7:BE/random` after the type when a bond resolves the private address.
+    /// `C0:11:22:33:44:55/random -50 dBm "Bumble" services=0x180D (Heart Rate) manufacturer=0xFFFF:0102`:
+    /// the address as every command takes it (`/random` for a random one), so it can be pasted;
+    /// `identity=F9:C3:24:B4:A7:BE/random` after it when a bond resolves the private address. Only an
+    /// address type the text form does not carry (a controller-resolved identity) is named after it.
     static func line(_ device: DiscoveredDevice) -> String {
         let f = fields(device)
-        var text = "\(device.address.hexString) \(f[1]) "
+        var text = device.address.description + " "
+        if device.addressType != .public && device.addressType != .random { text += f[1] + " " }
         if let identity = device.identityAddress { text += "identity=\(KeyFile.addressText(identity)) " }
         text += (device.rssi == rssiNotAvailable ? "rssi=-" : "\(f[2]) dBm")
         if let name = device.name { text += " \"\(printable(name))\"" }
@@ -131,11 +134,12 @@ enum ScanJSON {
     static func line(_ device: DiscoveredDevice) -> String {
         var json = JSONWriter()
         json.beginObject()
-        json.field("address", device.address.hexString)
+        // As every command takes it: `/random` for a random address (`address_type` says more).
+        json.field("address", device.address.description)
         json.field("address_type", ScanText.addressTypeName(device.addressType))
         // The bonded peer a resolvable private address belongs to (scan --keys), else null.
         json.key("identity_address")
-        if let identity = device.identityAddress { json.string(identity.hexString) } else { json.null() }
+        if let identity = device.identityAddress { json.string(KeyFile.addressText(identity)) } else { json.null() }
         json.key("identity_address_type")
         if let identity = device.identityAddress { json.string(ScanText.addressTypeName(identity.type)) } else { json.null() }
         json.key("rssi")

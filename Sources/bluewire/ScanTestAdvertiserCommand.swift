@@ -82,7 +82,7 @@ struct ScanTestAdvertiserCommand: AsyncParsableCommand {
             await host.close()
             fail("\(error)")
         }
-        FileHandle.standardOutput.write(Data("ADVERTISING \(await host.localAddress.hexString)\n".utf8))
+        FileHandle.standardOutput.write(Data("ADVERTISING \(await host.localAddress)\n".utf8))
         let signal = await ServeSignals.serve(until: stops) { [duration] in
             try? await Task.sleep(for: .milliseconds(Int64(duration * 1000)))
         }

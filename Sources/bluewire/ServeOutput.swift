@@ -56,7 +56,7 @@ struct ServeOutput: Sendable {
             object["name_shortened"] = shortened
             emit(text: "", json: object)
         } else {
-            emit(text: "advertising \(nameText) as \(where_) (\(kind)), serving \(attributes) attributes", json: [:])
+            emit(text: "advertising \(nameText) as \(where_) (\(kind)), serving \(counted(attributes, "attribute"))", json: [:])
             emit(text: "  advertising data: " + (data.isEmpty ? "(empty)" : data.joined(separator: "; ")), json: [:])
             emit(text: "  scan response: " + (response.isEmpty ? "(empty)" : response.joined(separator: "; ")), json: [:])
         }

@@ -32,7 +32,7 @@ struct HostLogLevelTests {
         let recorder = Recorder()
         let host = BluetoothHost(
             transport: transport,
-            configuration: HostConfiguration(randomAddress: BluetoothAddress(parsing: "C4:5A:17:00:B1:0E/random")),
+            configuration: HostConfiguration(randomAddress: BluetoothAddress(parsing: "C4:5A:17:00:B1:0E/random"), clearsControllerLeftoversAtStart: false),
             clock: TestClock(), logger: Logger(label: "bluewire") { _ in recorder })
         let events = await host.events()
         _ = try await host.start()

@@ -22,7 +22,7 @@ struct HostShellTests {
     func bringUpReplays() async throws {
         let (transport, sent) = try Self.replay()
         let host = BluetoothHost(
-            transport: transport, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress),
+            transport: transport, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress, clearsControllerLeftoversAtStart: false),
             clock: TestClock(), logger: .provokedFailure)
         let learnt = try await host.start()
         #expect(await host.controller == learnt)
@@ -37,7 +37,7 @@ struct HostShellTests {
         let (transport, sent) = try Self.replay()
         let watched = InboundWatchingTransport(transport)
         let host = BluetoothHost(
-            transport: watched, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress),
+            transport: watched, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress, clearsControllerLeftoversAtStart: false),
             clock: TestClock(), logger: .provokedFailure)
         let peer = try #require(BluetoothAddress(parsing: "C0:11:22:33:44:55/random"))
         _ = await host.transitions(of: peer)
@@ -56,7 +56,7 @@ struct HostShellTests {
     func engineEventsEndAtClose() async throws {
         let (transport, _) = try Self.replay()
         let host = BluetoothHost(
-            transport: transport, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress),
+            transport: transport, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress, clearsControllerLeftoversAtStart: false),
             clock: TestClock(), logger: .provokedFailure)
         try await host.start()
         let events = await host.events()

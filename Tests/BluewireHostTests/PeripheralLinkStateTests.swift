@@ -38,7 +38,8 @@ struct PeripheralLinkStateTests {
         let fromCentral = try #require(seen)
         #expect(fromCentral.role == .peripheral)
         #expect(await fromCentral.state == .connected(.idle))
-        #expect(await (await fromCentral.gatt).state == .connected(.idle))
+        let gatt = await fromCentral.gatt
+        #expect(gatt.state == .connected(.idle))
         #expect(await toPeripheral.state == .connected(.idle), "the central's own link: its peer's machine, before any discovery")
         try await toPeripheral.disconnect()
         #expect(await fromCentral.disconnection() == .remoteUserTerminatedConnection)

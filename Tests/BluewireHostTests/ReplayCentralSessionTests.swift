@@ -60,7 +60,7 @@ struct ReplayCentralSessionTests {
         if let error { throw error }
         let transport = ReplayTransport(script: ReplayScript(records: records), options: .init(strict: true))
         let host = BluetoothHost(
-            transport: transport, configuration: HostConfiguration(randomAddress: address, preferredMTU: mtu),
+            transport: transport, configuration: HostConfiguration(randomAddress: address, preferredMTU: mtu, clearsControllerLeftoversAtStart: false),
             clock: TestClock())
         let dump = try await session(host)
         return (dump, transport)
@@ -108,7 +108,7 @@ struct ReplayCentralSessionTests {
         let bumble = try BumbleController.start(arguments: ["--peripheral", "--name", "Replay peripheral", "--gatt", gattFile.path])
         defer { bumble.stop() }
         let live = try CaptureTap(wrapping: try await TransportSpec(parsing: bumble.transport).open(), path: url.path)
-        let host = BluetoothHost(transport: live, configuration: HostConfiguration(randomAddress: Self.address, preferredMTU: Self.mtu))
+        let host = BluetoothHost(transport: live, configuration: HostConfiguration(randomAddress: Self.address, preferredMTU: Self.mtu, clearsControllerLeftoversAtStart: false))
         let recorded = try await Self.session(host)
         Self.expectServed(recorded)
 

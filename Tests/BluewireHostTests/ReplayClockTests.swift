@@ -34,7 +34,7 @@ struct ReplayClockTests {
         if let error { throw error }
         let transport = ReplayTransport(script: ReplayScript(records: records), options: .init(strict: true))
         let host = BluetoothHost(
-            transport: transport, configuration: HostConfiguration(randomAddress: address), clock: transport.hostClock)
+            transport: transport, configuration: HostConfiguration(randomAddress: address, clearsControllerLeftoversAtStart: false), clock: transport.hostClock)
         return (try await session(host), transport)
     }
 
@@ -80,7 +80,7 @@ struct ReplayClockTests {
         let records = try ReplayHostBringUpTests.records(url)
         let transport = ReplayTransport(script: ReplayScript(records: records), options: .init(strict: true, quiescence: .zero))
         let host = BluetoothHost(
-            transport: transport, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress),
+            transport: transport, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress, clearsControllerLeftoversAtStart: false),
             clock: transport.hostClock)
         let started: Result<ControllerInfo, HostError>
         do throws(HostError) { started = .success(try await host.start()) } catch { started = .failure(error) }
@@ -126,7 +126,7 @@ struct ReplayClockTests {
         let bumble = try BumbleController.start(arguments: ["--peripheral", "--name", "Replay scanner peer"])
         defer { bumble.stop() }
         let live = try CaptureTap(wrapping: try await TransportSpec(parsing: bumble.transport).open(), path: url.path)
-        let recorded = try await Self.session(BluetoothHost(transport: live, configuration: HostConfiguration(randomAddress: Self.address)))
+        let recorded = try await Self.session(BluetoothHost(transport: live, configuration: HostConfiguration(randomAddress: Self.address, clearsControllerLeftoversAtStart: false)))
         #expect(!recorded.isEmpty)
 
         let (replayed, transport) = try await Self.replay(url)

@@ -64,6 +64,18 @@ struct CLIMessagesTests {
         #expect(help.contains("--keys <file>") && help.contains("$XDG_DATA_HOME/bluewire/keys.json"), "\(command) --help: \(result.standardOutput)")
     }
 
+    /// These commands take their bond file's local address when `--own-address` is not given
+    /// (`KeyFileIdentity`), so "a new one" alone would be untrue there.
+    @Test("--own-address's help names the bond file's local address as the default where a bond file supplies it",
+          arguments: [["pair"], ["gatt", "read"], ["l2cap", "connect"], ["serve"]])
+    func ownAddressDefaultIsTrue(_ command: [String]) async throws {
+        let result = try await Self.run(command + ["--help"])
+        #expect(result.status == 0)
+        let help = result.standardOutput.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        let option = try #require(help.range(of: "--own-address <address>").map { String(help[$0.lowerBound...].prefix(260)) }, "\(help)")
+        #expect(option.contains("bond file's local address"), "\(command): \(option)")
+    }
+
     @Test("serve --throughput refuses --keys, which is for --db")
     func serveThroughputRefusesKeys() async throws {
         let result = try await Self.run(["serve", "--throughput", "--keys", "keys.json", "--transport", "tcp:127.0.0.1:9"])

@@ -33,6 +33,33 @@ struct GATTClientCLIInteropTests {
         }
     }
 
+    /// What `scan` prints is what the other commands take: the address in its text line and in its
+    /// JSON is pasted into `gatt dump` as it stands.
+    @Test("the address scan prints (text and JSON) pastes into gatt dump; without its type, the timeout says how to give it")
+    func scannedAddressPastes() async throws {
+        let peripheral = try await Peripheral.start()
+        defer { peripheral.peer.stop() }
+        let bluewire = try ProcessRunner.bluewire
+        let bare = String(peripheral.address.prefix(17))
+        let scan = ["scan", "--transport", peripheral.transport, "--duration", "1.5", "--address", bare]
+        let text = try await ProcessRunner.run(bluewire, scan, timeout: .seconds(15))
+        #expect(text.status == 0, "stderr: \(text.standardError)")
+        let line = try #require(text.outputLines.first { $0.hasPrefix(bare) }, "scan printed: \(text.standardOutput)")
+        let printed = String(line.prefix { $0 != " " })
+        let json = try await ProcessRunner.run(bluewire, scan + ["--json"], timeout: .seconds(15))
+        let object = try #require(json.outputLines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] },
+                                  "scan --json printed: \(json.standardOutput)")
+        #expect(object["address"] as? String == printed, "text and JSON give the same address")
+        let dump = try await peripheral.run(["dump", printed])
+        #expect(dump.status == 0, "gatt dump \(printed): \(dump.standardError)")
+        #expect(dump.outputLines.first?.hasPrefix("\(peripheral.address): ATT MTU") == true, "\(dump.standardOutput)")
+
+        // The bare address is a public one: no advertiser has it, and the error says what to type.
+        let missing = try await peripheral.run(["dump", bare, "--connect-timeout", "1"])
+        #expect(missing.status == 1)
+        #expect(missing.standardError.contains("give \(bare)/random, as `bluewire scan` prints it"), "stderr: \(missing.standardError)")
+    }
+
     @Test("gatt dump --json prints the peripheral's database with every readable value, and --capture records a clean session")
     func dumpJSON() async throws {
         let peripheral = try await Peripheral.start()

@@ -36,7 +36,8 @@ struct L2CAPCLIInteropTests {
             let refused = try await Self.run(peer, ["--psm", "0x81", "--count", "1"])
             #expect(refused.status == 1)
             #expect(refused.standardError.contains("SPSM not supported"), "stderr: \(refused.standardError)")
-            let next = try await Self.run(peer, ["--psm", "0x80", "--count", "5", "--length", "40", "--echo"])
+            // The PSM as the positional argument (as connect and listen take it); --psm above.
+            let next = try await Self.run(peer, ["0x80", "--count", "5", "--length", "40", "--echo"])
             #expect(next.status == 0, "stderr: \(next.standardError)")
             #expect(next.standardOutput.contains("echoed 5/5, 5 intact"), "stdout: \(next.standardOutput)")
         }

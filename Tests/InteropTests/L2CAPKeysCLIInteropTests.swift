@@ -42,7 +42,7 @@ struct L2CAPKeysCLIInteropTests {
                                  script: "bumble_coc.py") { peer in
             let events = Events(peer)
             let address = try #require(peer.ready.device?.address) + "/random"
-            let command = ["l2cap", "connect", address, "0x80", "--json", "--transport", peer.transports[0],
+            let command = ["l2cap", "connect", address, "0x80", "--json", "--close-on-eof", "--transport", peer.transports[0],
                            "--io", "no-input-no-output", "--keys", keys]
 
             let first = try PeripheralProcess("bluewire", command + ["--own-address", own.hexString], input: true)

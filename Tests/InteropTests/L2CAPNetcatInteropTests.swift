@@ -42,7 +42,7 @@ struct L2CAPNetcatInteropTests {
         return frames
     }
 
-    @Test("connect --lines: stdin lines arrive as one SDU each, byte-exact; bumble's SDU comes out on stdout; EOF exits 0")
+    @Test("connect --lines --close-on-eof: stdin lines arrive as one SDU each, byte-exact; bumble's SDU comes out on stdout; EOF closes, exit 0")
     func connectPipesBothWays() async throws {
         let record = FileManager.default.temporaryDirectory.appendingPathComponent("nc-\(UUID().uuidString.prefix(8)).bin")
         defer { try? FileManager.default.removeItem(at: record) }
@@ -50,7 +50,7 @@ struct L2CAPNetcatInteropTests {
             let events = Events(peer)
             let address = try #require(peer.ready.device?.address) + "/random"
             let connect = try PeripheralProcess("bluewire", [
-                "l2cap", "connect", address, "0x80", "--lines", "--transport", peer.transports[0],
+                "l2cap", "connect", address, "0x80", "--lines", "--close-on-eof", "--transport", peer.transports[0],
             ], input: true)
             defer { connect.stop() }
             #expect(await events.wait(for: #""channel_open": 0"#), "stderr: \(connect.standardError)")
@@ -111,7 +111,7 @@ struct L2CAPNetcatInteropTests {
             #expect(await connect.exitStatus() == 130, "stderr: \(connect.standardError)")
             #expect(await events.wait(for: #""closed": 0"#), "bumble saw the channel end with the link")
             let again = try PeripheralProcess("bluewire", [
-                "l2cap", "connect", address, "0x80", "--json", "--transport", peer.transports[0],
+                "l2cap", "connect", address, "0x80", "--json", "--close-on-eof", "--transport", peer.transports[0],
             ], input: true)
             defer { again.stop() }
             try await again.first("opened again") { $0.contains(#""event":"opened""#) }

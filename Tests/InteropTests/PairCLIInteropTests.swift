@@ -102,6 +102,15 @@ struct PairCLIInteropTests {
             #expect(events.count("encryption") >= 2, "bumble saw the link encrypted again")
             let again = try JSONSerialization.jsonObject(with: Data(second.standardOutput.utf8)) as? [String: Any]
             #expect(again?["level"] as? Int == 2)
+            // It says what happened: the first paired, the second only encrypted with the bond.
+            #expect(printed?["paired"] as? Bool == true && again?["paired"] as? Bool == false)
+            #expect(printed?["peer"] as? String == address && again?["peer"] as? String == address, "the peer as it was given")
+            let text = try await ProcessRunner.run(try ProcessRunner.bluewire, arguments.filter { $0 != "--json" }, timeout: .seconds(30))
+            #expect(text.status == 0, "stderr: \(text.standardError)")
+            #expect(text.standardOutput.hasPrefix("encrypted with the stored bond for \(address) (\(file)), no pairing: encrypted, unauthenticated"),
+                    "stdout: \(text.standardOutput)")
+            #expect(!text.standardOutput.contains("paired with"), "no pairing ran: \(text.standardOutput)")
+            #expect(events.count("paired") == pairings, "no pairing at bumble either")
         }
     }
 

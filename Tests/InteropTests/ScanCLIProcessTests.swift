@@ -36,7 +36,8 @@ extension ScanInteropTests {
             let objects = try result.outputLines.map { line in
                 try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
             }
-            let mine = objects.filter { ($0["address"] as? String) == address.hexString }
+            // The address as every command takes it: `/random` for a random one.
+            let mine = objects.filter { ($0["address"] as? String) == "\(address)" }
             let device = try #require(mine.last, "no line for \(address) in:\n\(result.standardOutput)")
             #expect(objects.count == mine.count, "the --name filter let other devices through")
             #expect(device["address_type"] as? String == "random")
@@ -69,7 +70,7 @@ extension ScanInteropTests {
             ])
             #expect(result.status == 0, "stderr: \(result.standardError)")
             let line = try #require(result.outputLines.first { $0.hasPrefix(address.hexString) }, "output:\n\(result.standardOutput)")
-            #expect(line.contains("random"))
+            #expect(line.hasPrefix("\(address) "), "the address as commands take it: \(line)")
             #expect(line.contains("\"\(fixture.name)\""))
             #expect(line.contains("0x180D (Heart Rate)"))
             #expect(line.contains("manufacturer=0xFFFF:010203"))

@@ -52,10 +52,11 @@ struct ScanKeysCLIInteropTests {
             let named = try await ProcessRunner.run(bluewire, scan + ["--json", "--keys", explicit])
             #expect(named.status == 0, "stderr: \(named.standardError)")
             let device = try #require(try Self.objects(named).last, "no device in:\n\(named.standardOutput)")
-            let address = try #require((device["address"] as? String).flatMap { BluetoothAddress(parsing: $0 + "/random") })
+            let address = try #require((device["address"] as? String).flatMap { BluetoothAddress(parsing: $0) })
+            #expect(address.type == .random, "printed with /random: \(device)")
             #expect(address.randomKind == .resolvablePrivate, "bumble advertises from a private address: \(address)")
             #expect(address.value != identity.value)
-            #expect(device["identity_address"] as? String == identity.hexString, "device: \(device)")
+            #expect(device["identity_address"] as? String == "\(identity)", "device: \(device)")
             #expect(device["identity_address_type"] as? String == "random")
             expectSnakeCaseKeys(device)
 
@@ -66,13 +67,13 @@ struct ScanKeysCLIInteropTests {
             let unnamed = try #require(try Self.objects(plain).last, "no device in:\n\(plain.standardOutput)")
             #expect(unnamed.keys.contains("identity_address") && unnamed["identity_address"] is NSNull, "device: \(unnamed)")
 
-            // The default file ($XDG_DATA_HOME/bluewire/keys.json), text lines: identity=... after the type.
+            // The default file ($XDG_DATA_HOME/bluewire/keys.json), text lines: identity=... after the address.
             let data = directory.appendingPathComponent("data")
             try Self.writeBondFile(data.appendingPathComponent("bluewire/keys.json").path, irk: Self.irk, identity: identity)
             let text = try await ProcessRunner.run(bluewire, scan, environment: ["XDG_DATA_HOME": data.path])
             #expect(text.status == 0, "stderr: \(text.standardError)")
             let line = try #require(text.outputLines.last { $0.contains("bw-private") }, "output:\n\(text.standardOutput)")
-            #expect(line.contains(" random identity=\(identity.hexString)/random "), "line: \(line)")
+            #expect(line.contains("/random identity=\(identity.hexString)/random "), "line: \(line)")
 
             // Only the bond's own IRK resolves: a file holding another peer's IRK names nothing.
             let other = directory.appendingPathComponent("other.json").path

@@ -20,6 +20,10 @@ to each). One more bumble Device runs on the same link:
                               the central then also takes {"op": "pair"} and {"op": "encrypt"}
     --acl-length N            every controller's LE ACL data packet length (default bumble's 27;
                               251 as with LE Data Length Extension, for bulk transfers)
+    --acl-buffers N           the host-facing controllers report N LE ACL buffers (default bumble's 64)
+    --completion-delay MS     the host-facing controllers hold each Number Of Completed Packets event
+                              MS milliseconds before the host sees it (btvirt under TCG: one 192-octet
+                              buffer whose completions come late; bumble's come at once)
 
 Central commands (one JSON object per line):
     {"op": "connect"}                                   -> {"connected": ADDRESS}
@@ -195,6 +199,20 @@ def refuse_unencrypted(device, psm):
     manager.on_l2cap_le_credit_based_connection_request = on_request
 
 
+def delay_completions(controller, milliseconds):
+    """Makes the host wait `milliseconds` for each Number Of Completed Packets event, as a slow
+    controller's host does: a host that sends ACL data only as buffers come back then holds its
+    K-frames queued for a while (what the kernel VM's btvirt shows, and bumble's instant completions hide)."""
+    send = controller.send_hci_packet
+
+    def delayed(packet):
+        if isinstance(packet, hci.HCI_Number_Of_Completed_Packets_Event):
+            asyncio.get_running_loop().call_later(milliseconds / 1000, send, packet)
+        else:
+            send(packet)
+    controller.send_hci_packet = delayed
+
+
 def read_commands(peer, stop):
     pending = bytearray()
 
@@ -229,6 +247,8 @@ async def main():
     parser.add_argument('--sink', action='store_true')
     parser.add_argument('--record', metavar='PATH')
     parser.add_argument('--acl-length', type=int)
+    parser.add_argument('--acl-buffers', type=int)
+    parser.add_argument('--completion-delay', type=float, metavar='MS')
     parser.add_argument('--secure', action='store_true')
     parser.add_argument('--pairing', metavar='IO:SC:MITM')
     args = parser.parse_args()
@@ -248,6 +268,10 @@ async def main():
         controller.random_address = random_static_address()
         if args.acl_length:
             controller.le_acl_data_packet_length = args.acl_length
+        if args.acl_buffers:
+            controller.total_num_le_acl_data_packets = args.acl_buffers
+        if args.completion_delay:
+            delay_completions(controller, args.completion_delay)
         transports.append(transport)
         controllers.append({'transport': spelling, 'address': controller.random_address.to_string(False)})
 

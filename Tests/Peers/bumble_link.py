@@ -75,6 +75,7 @@ whose ATT server stops answering, so the client's transaction times out (Core Vo
 
 import argparse
 import asyncio
+import errno
 import json
 import os
 import signal
@@ -89,8 +90,7 @@ from bumble.gatt import Characteristic, Service
 from bumble.host import Host
 from bumble.link import LocalLink
 from bumble.transport import open_transport
-from bumble.transport.common import AsyncPipeSink
-from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
+from bumble.transport.common import AsyncPipeSink, StreamPacketSource, Transport
 from bumble_pairing import configure_pairing, watch_security
 
 
@@ -224,14 +224,73 @@ async def open_host_transport(spec):
         # Inherited by the accepted socket: without it Nagle holds each small ATT response back
         # until the host's delayed ACK (~40 ms per request/response round trip).
         listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        listener.bind((host, int(port)))
-        transport = await open_tcp_server_transport_with_socket(listener)
-        return transport, f'tcp:{host}:{listener.getsockname()[1]}'
+        try:
+            listener.bind((host, int(port)))
+        except OSError as error:
+            # One line, not a traceback: the usual cause is another controller.sh on that port.
+            what = 'is in use (another controller.sh or bumble_link.py?)' if error.errno == errno.EADDRINUSE else f'cannot be used: {error.strerror}'
+            raise SystemExit(f'bumble_link: port {port} on {host} {what}')
+        spelling = f'tcp:{host}:{listener.getsockname()[1]}'
+        transport = await open_single_host_tcp_server(listener, spelling)
+        return transport, spelling
     if scheme == 'unix-server':
         return await open_transport(spec), f'unix:{rest}'
     if scheme == 'pty':
         return await open_transport(spec), f'serial:{rest}'
     raise SystemExit(f'bumble_link: unsupported transport {spec}')
+
+
+async def open_single_host_tcp_server(listener, spelling):
+    """bumble's TCP server transport, for one host at a time.
+
+    bumble's own accepts every connection and mixes their bytes into one controller, so two hosts on
+    one port corrupt each other's HCI streams with no error. Here a second connection while a host
+    is connected is closed at once (the host reads end of stream before any packet: its bring-up
+    fails, naming the closed transport) and said on stderr; once the first host leaves, the next
+    one is served.
+    """
+    class SingleHostSink:
+        def __init__(self):
+            self.transport = None
+
+        def on_packet(self, packet):
+            if self.transport:
+                self.transport.write(packet)
+
+    class SingleHostProtocol(asyncio.Protocol):
+        def __init__(self, source, sink):
+            self.source, self.sink, self.refused = source, sink, False
+
+        def connection_made(self, transport):
+            if self.sink.transport is not None:
+                self.refused = True
+                print(f'bumble_link: {spelling}: refused a second host (another one is connected)', file=sys.stderr, flush=True)
+                transport.close()
+                return
+            # A host that left mid-packet leaves nothing behind for the next one.
+            self.source.parser.reset()
+            self.sink.transport = transport
+
+        def connection_lost(self, error):
+            if not self.refused:
+                self.sink.transport = None
+
+        def data_received(self, data):
+            if not self.refused:
+                self.source.data_received(data)
+
+    class SingleHostTransport(Transport):
+        def __init__(self, source, sink, server):
+            self.server = server
+            super().__init__(source, sink)
+
+        async def close(self):
+            self.server.close()
+            await super().close()
+
+    source, sink = StreamPacketSource(), SingleHostSink()
+    server = await asyncio.get_running_loop().create_server(lambda: SingleHostProtocol(source, sink), sock=listener)
+    return SingleHostTransport(source, sink, server)
 
 
 # The peripheral Device's pairing delegate (with --pairing), for the passkey command.

@@ -10,8 +10,9 @@
 # btvirt's virtual radio, so one step can advertise on it while scanning on hci0:
 #   'bluewire serve --transport hci1 --db db.json & sleep 2; bluewire scan --transport hci0 --duration 3'
 # Without steps it runs the KernelUserChannelTests suite (Reset → Command Complete over the user
-# channel, busy, reopen, missing device) and scripts/vm/kernel-scan.sh (Bluewire on hci0 scans what
-# Bluewire on hci1 advertises). --capture FILE keeps the guest's btmon recording (btsnoop
+# channel, busy, reopen, missing device), scripts/vm/kernel-scan.sh (Bluewire on hci0 scans what
+# Bluewire on hci1 advertises) and scripts/vm/kernel-l2cap.sh (262,144 octets piped through `bluewire
+# l2cap connect` on hci0 all reach the kernel's l2test on hci1). --capture FILE keeps the guest's btmon recording (btsnoop
 # datalink 2001). --verbose echoes everything the guest prints.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -42,7 +43,7 @@ tests="$build_dir/BluewirePackageTests.xctest"
 
 if [ $# -eq 0 ]; then
   set -- "BLUEWIRE_KERNEL_HCI=hci0 $tests --testing-library swift-testing --filter KernelUserChannelTests" \
-    "bash $root/scripts/vm/kernel-scan.sh"
+    "bash $root/scripts/vm/kernel-scan.sh" "bash $root/scripts/vm/kernel-l2cap.sh"
 fi
 
 out=$(mktemp -d "$root/.build/vm-XXXXXX")
@@ -64,7 +65,7 @@ PATH="$root/.venv/bin:$PATH" BLUEWIRE_BUILD_DIR="$build_dir" timeout 900 vng --r
     case "$line" in
       GUEST-START*) echo "kernel-vm-test: guest booted after $(echo "$(date +%s.%N) - $start" | bc | cut -c1-5) s (kernel $line)" ;;
       GUEST-READY*) echo "kernel-vm-test: btvirt controllers ready after $(echo "$(date +%s.%N) - $start" | bc | cut -c1-5) s" ;;
-      STEP-RESULT*|GUEST-FAIL*|GUEST-NOTE*|*"✘"*) $verbose || echo "  $line" ;;
+      STEP-RESULT*|GUEST-FAIL*|GUEST-NOTE*|KERNEL-*|*"✘"*) $verbose || echo "  $line" ;;
     esac
   done
 set -e

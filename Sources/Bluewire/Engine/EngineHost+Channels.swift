@@ -45,8 +45,12 @@ extension EngineHost {
     /// Accepts LE Credit Based (and Enhanced Credit Based) channels to `psm` on every link, now
     /// and later, from links meeting `security` (§4.23: others are refused with Insufficient
     /// Authentication/Encryption/Key Size). Each accepted channel is yielded by the listener.
+    /// `maximumChannels` caps the channels a link may have open to `psm` at once: an enhanced
+    /// request for more gets only that many, the rest refused with "Some connections refused –
+    /// insufficient resources available" (§4.26), so a peer never sends on a channel nobody reads.
     public func listen(
-        psm: SPSM, mtu: Int = 512, mps: Int = 247, credits: Int = 16, security: L2CAPSecurityRequirement = .none
+        psm: SPSM, mtu: Int = 512, mps: Int = 247, credits: Int = 16, security: L2CAPSecurityRequirement = .none,
+        maximumChannels: Int? = nil
     ) async throws(L2CAPChannelError) -> L2CAPChannelListener {
         let listener = L2CAPChannelListener(host: self, psm: psm)
         // Before the request: a channel may open the moment the server is registered.
@@ -54,7 +58,8 @@ extension EngineHost {
         channelRouter.listeners[psm] = listener
         let parameters = CreditBasedChannelParameters(mtu: mtu, mps: mps, initialCredits: credits)
         let result = await perform(.registerServer(
-            spsm: psm, parameters: parameters, security: security, creditReturn: .onConsumption))
+            spsm: psm, parameters: parameters, security: security, creditReturn: .onConsumption,
+            maximumChannels: maximumChannels))
         if case .failure(let error) = result {
             channelRouter.listeners[psm] = previous
             listener.finish()

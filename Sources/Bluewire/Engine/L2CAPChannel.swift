@@ -91,11 +91,23 @@ public final class L2CAPChannel: Sendable {
         }
     }
 
-    /// Disconnects the channel (Disconnection Request, §4.6) and returns once the peer answered
-    /// (or RTX passed). SDUs already received stay readable. Nothing happens on a closed channel.
+    /// Closes the channel the way a socket's close does: every SDU already sent (queued for the
+    /// peer's credits) goes out first, K-frame by K-frame as credits allow (§10.1), and only then
+    /// the Disconnection Request (§4.6); returns once the peer answered (or RTX passed). A send
+    /// that could not complete (the peer or the link went first) fails with the reason. SDUs
+    /// already received stay readable. Nothing happens on a closed channel. `abort()` is the
+    /// abortive close.
     public func close() async {
         guard endReason == nil else { return }
         _ = await host.perform(.closeChannel(connection: connection, cid: cid))
+    }
+
+    /// Abortive close: SDUs still waiting for credits are dropped (their sends fail) and the
+    /// Disconnection Request (§4.6) goes at once; returns once the peer answered (or RTX passed).
+    /// Whatever of the dropped data the peer got is lost with the channel: `close()` keeps it.
+    public func abort() async {
+        guard endReason == nil else { return }
+        _ = await host.perform(.closeChannel(connection: connection, cid: cid, abortive: true))
     }
 
     /// An engine failure as the channel's error: the reason it ended, if it has.

@@ -3,15 +3,16 @@ import BluewireHCI
 import BluewireHostEngine
 
 extension HostEngineConfiguration {
-    /// The engine's configuration for a `BluetoothHost` one: the same timeouts and MTU, and the
-    /// random static address chosen now when the host's names none (the engine needs it from the
-    /// beginning).
+    /// The engine's configuration for a `BluetoothHost` one: the same timeouts, MTU and clearing of
+    /// leftovers at start, and the random static address chosen now when the host's names none (the
+    /// engine needs it from the beginning).
     init(host: HostConfiguration) {
         self.init(
             randomAddress: host.randomAddress ?? BluetoothAddress.randomStatic(UInt64.random(in: 0...0x3FFF_FFFF_FFFF)),
             commandTimeout: host.commandTimeout,
             connectionTimeout: host.connectionTimeout,
             preferredMTU: host.preferredMTU)
+        clearsControllerLeftoversAtStart = host.clearsControllerLeftoversAtStart
     }
 }
 

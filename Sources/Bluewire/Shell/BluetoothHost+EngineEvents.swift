@@ -40,6 +40,10 @@ extension BluetoothHost {
             engineScanTransition(transition, cause: cause)
         case .hardwareError(let code):
             engineHardwareError(code: code)
+        case .controllerFault(let fault):
+            // The engine went on without what the controller owed it (a cancelled attempt's end):
+            // the controller's fault, logged as such.
+            log.hci.error("\(fault)")
         default:
             break
         }

@@ -125,55 +125,83 @@ extension DirectionTraffic {
 }
 
 extension ObservedGATTServer {
-    /// The server as a table: one row per declaration, characteristic value and descriptor.
+    /// One row of the server's table before the columns are laid out.
+    struct TableRow {
+        var handle: UInt16?
+        var attribute: String
+        var properties: String
+        var counters: AttributeActivity?
+    }
+
+    /// The server as a table: one row per declaration, characteristic value and descriptor. The
+    /// attribute and properties columns are as wide as their longest cell (at least 58 and 24), so a
+    /// characteristic with many properties does not push its counters out of line.
     public var text: String {
         var out = "  GATT server of the \(side == .peer ? "peer (local device was client)" : "local device (peer was client)"):\n"
-        out += "    " + CaptureAnalysis.pad("handle", 8) + CaptureAnalysis.pad("attribute", 58)
-            + CaptureAnalysis.pad("properties", 24) + "     R     W     N     I   E  last value\n"
+        var rows: [TableRow] = []
         let tree = DiscoveredGATTTree(table)
         for service in tree.services {
             let d = service.declaration
-            out += row(d.handle, (d.isPrimary ? "Primary Service " : "Secondary Service ") + d.uuid.description,
-                       "0x" + hex(d.handle, width: 4) + "–0x" + hex(d.endHandle, width: 4), counters: nil)
+            rows.append(TableRow(handle: d.handle, attribute: (d.isPrimary ? "Primary Service " : "Secondary Service ") + d.uuid.description,
+                                 properties: "0x" + hex(d.handle, width: 4) + "–0x" + hex(d.endHandle, width: 4)))
             for include in service.includes {
-                out += row(include.handle, "  Include 0x" + hex(include.includedServiceHandle, width: 4)
-                    + "–0x" + hex(include.endGroupHandle, width: 4), "", counters: nil)
+                rows.append(TableRow(handle: include.handle, attribute: "  Include 0x" + hex(include.includedServiceHandle, width: 4)
+                    + "–0x" + hex(include.endGroupHandle, width: 4), properties: ""))
             }
-            out += characteristicRows(service.characteristics)
+            rows += characteristicRows(service.characteristics)
         }
         if !tree.orphanCharacteristics.isEmpty {
-            out += "    (characteristics outside any discovered service)\n"
-            out += characteristicRows(tree.orphanCharacteristics)
+            rows.append(TableRow(attribute: "(characteristics outside any discovered service)", properties: ""))
+            rows += characteristicRows(tree.orphanCharacteristics)
         }
         let (handles, types) = otherAttributes(tree)
         if !handles.isEmpty {
-            out += "    (attributes outside any discovered characteristic)\n"
+            rows.append(TableRow(attribute: "(attributes outside any discovered characteristic)", properties: ""))
             for handle in handles {
-                out += row(handle, types[handle].map { "Attribute " + $0.description } ?? "Attribute of unknown type", "",
-                           counters: self.activity(of: handle))
+                rows.append(TableRow(handle: handle, attribute: types[handle].map { "Attribute " + $0.description } ?? "Attribute of unknown type",
+                                     properties: "", counters: self.activity(of: handle)))
             }
+        }
+        // The widest cell of each column (notes without a handle span the row and do not count).
+        var attributeWidth = 57, propertiesWidth = 23
+        for row in rows where row.handle != nil {
+            attributeWidth = max(attributeWidth, row.attribute.count)
+            propertiesWidth = max(propertiesWidth, row.properties.count)
+        }
+        out += "    " + CaptureAnalysis.pad("handle", 8) + CaptureAnalysis.pad("attribute", attributeWidth + 1)
+            + CaptureAnalysis.pad("properties", propertiesWidth + 1) + "     R     W     N     I   E  last value\n"
+        for row in rows {
+            guard let handle = row.handle else {
+                out += "    " + row.attribute + "\n"
+                continue
+            }
+            out += self.row(handle, row.attribute, row.properties, counters: row.counters,
+                            attributeWidth: attributeWidth + 1, propertiesWidth: propertiesWidth + 1)
         }
         return out
     }
 
-    func characteristicRows(_ list: [DiscoveredGATTTree.Characteristic]) -> String {
-        var out = ""
+    func characteristicRows(_ list: [DiscoveredGATTTree.Characteristic]) -> [TableRow] {
+        var rows: [TableRow] = []
         for characteristic in list {
             let d = characteristic.declaration
-            out += row(d.declarationHandle, "  Characteristic " + d.uuid.description, "", counters: nil)
-            out += row(d.valueHandle, "    Value", d.properties.fileNames.joined(separator: ","),
-                       counters: self.activity(of: d.valueHandle))
+            rows.append(TableRow(handle: d.declarationHandle, attribute: "  Characteristic " + d.uuid.description, properties: ""))
+            rows.append(TableRow(handle: d.valueHandle, attribute: "    Value", properties: d.properties.fileNames.joined(separator: ","),
+                                 counters: self.activity(of: d.valueHandle)))
             for descriptor in characteristic.descriptors {
-                out += row(descriptor.handle, "    Descriptor " + descriptor.uuid.description, "",
-                           counters: self.activity(of: descriptor.handle))
+                rows.append(TableRow(handle: descriptor.handle, attribute: "    Descriptor " + descriptor.uuid.description,
+                                     properties: "", counters: self.activity(of: descriptor.handle)))
             }
         }
-        return out
+        return rows
     }
 
-    func row(_ handle: UInt16, _ attribute: String, _ properties: String, counters: AttributeActivity?) -> String {
-        var out = "    " + CaptureAnalysis.pad("0x" + hex(handle, width: 4), 8) + CaptureAnalysis.pad(attribute, 58)
-            + CaptureAnalysis.pad(properties, 24)
+    func row(
+        _ handle: UInt16, _ attribute: String, _ properties: String, counters: AttributeActivity?,
+        attributeWidth: Int, propertiesWidth: Int
+    ) -> String {
+        var out = "    " + CaptureAnalysis.pad("0x" + hex(handle, width: 4), 8) + CaptureAnalysis.pad(attribute, attributeWidth)
+            + CaptureAnalysis.pad(properties, propertiesWidth)
         if let a = counters {
             out += CaptureAnalysis.padLeft("\(a.reads)", 6) + CaptureAnalysis.padLeft("\(a.writes)", 6)
                 + CaptureAnalysis.padLeft("\(a.notifications)", 6) + CaptureAnalysis.padLeft("\(a.indications)", 6)

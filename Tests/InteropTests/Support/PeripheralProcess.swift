@@ -82,6 +82,16 @@ final class PeripheralProcess: Sendable {
         input?.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
+    /// Writes `data` to the process's standard input from a thread of its own (a pipe blocks the
+    /// writer until the process reads), then closes it: a file piped in, `cmd < file`.
+    func pipe(_ data: Data) {
+        guard let handle = input?.fileHandleForWriting else { return }
+        Thread.detachNewThread {
+            handle.write(data)
+            try? handle.close()
+        }
+    }
+
     /// Closes the process's standard input (end of input).
     func closeInput() {
         try? input?.fileHandleForWriting.close()
