@@ -214,7 +214,7 @@ public actor RemotePeripheral: ConnectionEstablisher {
         guard let link = slot.link else { return }
         slot.link = nil
         droppingLink = link.number
-        let task = Task { try? await link.connection.disconnect(reason: reason) }
+        let task = Task { _ = try? await link.connection.disconnect(reason: reason) }
         disconnecting = Task { await task.value }
         await task.value
         disconnecting = nil
