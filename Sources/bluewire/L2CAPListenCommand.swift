@@ -25,6 +25,10 @@ struct L2CAPListenCommand: AsyncParsableCommand {
             without pairing) and, without --own-address, the file's local address is used again (centrals \
             find their keys by it). A central that pairs does so as the pairing options say (--passkey, \
             --yes answer its prompts: stdin carries the channel); a new bond is saved to the file.
+
+            --db FILE also serves a GATT database (the JSON forms `serve --db` takes) to the central, with \
+            its permissions checked against the link: a central may pair for a protected value and open \
+            the channel on the same connection.
             """
     )
 
@@ -42,8 +46,13 @@ struct L2CAPListenCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Send every SDU received back on the channel (stdin is not read).")
     var echo = false
 
+    @Option(name: .long, help: ArgumentHelp("Also serve this GATT database (JSON attribute table or services form).", valueName: "file"))
+    var db: String?
+
     func run() async throws {
         guard let spsm = psm.spsm else { throw ValidationError("invalid PSM") }
+        // The database is checked before the controller is touched.
+        let database = db.map(ServeCommand.loadDatabase)
         var live = self.live
         let identity = security.identity(live: &live)
         let host: EngineHost
@@ -53,6 +62,7 @@ struct L2CAPListenCommand: AsyncParsableCommand {
             fail("\(error)")
         }
         await security.configure(host, bonds: identity.bonds, peerRole: "the central")
+        if let database { await host.setDatabase(database) }
         let session = L2CAPListenSession(host: host)
         let interrupts = CommandInterrupts { Task { await session.stop(status: 130) } }
         defer { interrupts.cancel() }

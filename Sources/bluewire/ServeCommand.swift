@@ -130,21 +130,27 @@ struct ServeCommand: AsyncParsableCommand {
             return await ServeThroughput.run(name: name, maxConnections: maxConnections, mtu: UInt16(mtu), json: json, live: live)
         }
         // The database is checked before the controller is touched.
-        let database: GATTDatabase
-        // Worded as `decode` words it: "cannot open FILE: reason".
-        let descriptor = open(db, O_RDONLY)
-        guard descriptor >= 0 else { fail("cannot open \(db): \(String(cString: strerror(errno)))") }
-        close(descriptor)
-        do {
-            database = try GATTDatabase(jsonBytes: Array(try Data(contentsOf: URL(fileURLWithPath: db)))[...])
-        } catch let error as GATTDatabaseFileError {
-            fail("\(db): \(error)")
-        } catch {
-            fail("\(db): \((error as NSError).localizedDescription)")
-        }
+        let database = Self.loadDatabase(db)
         await ServeDatabase.run(database, ServeDatabase.Options(
             name: name, maxConnections: maxConnections, mtu: UInt16(mtu), eatt: !noEATT, json: json, live: live, pairing: pairing,
             keyFile: keyFile, privacy: privacy))
+    }
+}
+
+extension ServeCommand {
+    /// The GATT database file `path`, or exit 1 naming why it cannot be used.
+    static func loadDatabase(_ path: String) -> GATTDatabase {
+        // Worded as `decode` words it: "cannot open FILE: reason".
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { fail("cannot open \(path): \(String(cString: strerror(errno)))") }
+        close(descriptor)
+        do {
+            return try GATTDatabase(jsonBytes: Array(try Data(contentsOf: URL(fileURLWithPath: path)))[...])
+        } catch let error as GATTDatabaseFileError {
+            fail("\(path): \(error)")
+        } catch {
+            fail("\(path): \((error as NSError).localizedDescription)")
+        }
     }
 }
 

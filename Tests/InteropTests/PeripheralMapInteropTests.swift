@@ -126,7 +126,7 @@ extension PeripheralMapInteropTests {
             try await log.wait(for: 2, within: .seconds(60), "two ready entries") { $0.kind == "ready" }
             let failed = try await log.first(within: .seconds(30), "the failed attempt") { $0.kind == "failed" }
             #expect(failed.address == nobody)
-            #expect(failed.error == "\(PeripheralMapError.connect(nobody, .connectionTimeout(nobody)))", "\(failed)")
+            #expect(failed.error == "\(PeripheralMapError.connect(nobody, .connectionTimeout))", "\(failed)")
             let events = await log.events
             #expect(events.first?.kind == "scanFinished")
             #expect(events.first?.found == [addresses[0], nobody, addresses[2]], "a repeated address maps once")

@@ -24,7 +24,7 @@ public struct CharacteristicSubscription: AsyncSequence, Sendable {
     public let indications: Bool
     let id: UInt64
     let registration: NotificationRegistration
-    let session: GATTClientSession
+    let session: any LinkEndRecord
 
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(registration: registration, session: session)
@@ -32,7 +32,7 @@ public struct CharacteristicSubscription: AsyncSequence, Sendable {
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         let registration: NotificationRegistration
-        let session: GATTClientSession
+        let session: any LinkEndRecord
 
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(GATTError) -> GATTNotification? {
             if let notification = await registration.queue.next(isolation: actor) { return notification }

@@ -2,6 +2,7 @@ import BluewireATT
 import BluewireCore
 import BluewireGATT
 import BluewireHCI
+import BluewireHostEngine
 
 /// Why a central-side GATT operation (`GATTClient`) failed. Every case names what a person needs to
 /// act on it: the disconnection reason, the refusing state and trigger, the ATT error and handle.
@@ -28,6 +29,10 @@ public enum GATTError: Error, Hashable, Sendable, CustomStringConvertible {
     case cancelled
     /// A custom operation (`GATTClient.run`) threw an error of its own; its description.
     case operationFailed(String)
+    /// The host refused or failed the request for a reason of its own, before or beside the server's
+    /// answer: the security the server asked for could not be reached (`.security`, with the SMP
+    /// reason), the request did not fit the link (`.linkParameters`), the host is not running.
+    case host(HostEngineError)
 
     public var description: String {
         switch self {
@@ -40,6 +45,7 @@ public enum GATTError: Error, Hashable, Sendable, CustomStringConvertible {
         case .timedOut(let duration): "timed out after \(duration)"
         case .cancelled: "cancelled"
         case .operationFailed(let message): message
+        case .host(let error): "host: \(error)"
         }
     }
 
@@ -88,7 +94,7 @@ public enum GATTError: Error, Hashable, Sendable, CustomStringConvertible {
         case .disconnected: nil
         case .refused: nil
         case .bearer(.transactionTimeout), .bearer(.closed): .failure
-        case .procedure, .bearer, .notDiscovered, .timedOut, .cancelled, .operationFailed: .operationCompleted
+        case .procedure, .bearer, .notDiscovered, .timedOut, .cancelled, .operationFailed, .host: .operationCompleted
         }
     }
 }
@@ -104,7 +110,7 @@ extension GATTError: OperationFailure {
         case .cancelled: self = .cancelled
         case .timedOut(let duration): self = .timedOut(duration)
         case .bearer(let error): self = .bearer(error)
-        case .connectionFailed(let error): self = .operationFailed("\(error)")
+        case .connectionFailed(let error): self = .host(error)
         case .failed(let message): self = .operationFailed(message)
         }
     }

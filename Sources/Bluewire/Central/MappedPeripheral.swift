@@ -42,7 +42,7 @@ public struct MappedPeripheral: Sendable, CustomStringConvertible {
     public internal(set) var advertisement: DiscoveredDevice?
     public internal(set) var state: State
     /// The link, once connected.
-    public internal(set) var connection: Connection?
+    public internal(set) var connection: EngineConnection?
     /// The ATT_MTU in force after the exchange (23 before).
     public internal(set) var mtu: Int = 23
     /// The discovered services, in handle order (empty until ready).
@@ -93,13 +93,13 @@ public struct MappedService: Sendable {
 }
 
 /// A proxy for one discovered characteristic of a mapped peripheral: reads, writes and
-/// subscriptions go through the peripheral's `GATTClient`, so they queue behind its other GATT
+/// subscriptions go through the peripheral's `EngineGATTClient`, so they queue behind its other GATT
 /// operations (ATT allows one request at a time per bearer, Core Vol 3 Part F §3.3.2) and fail with
 /// `GATTError.disconnected(reason)` once the link is gone.
 public struct MappedCharacteristic: Sendable {
     public let characteristic: GATTCharacteristic
     /// The client of the peripheral's connection, for anything the proxy does not offer.
-    public let gatt: GATTClient
+    public let gatt: EngineGATTClient
     public var uuid: BluetoothUUID { characteristic.uuid }
     public var properties: CharacteristicProperties { characteristic.properties }
 
@@ -120,7 +120,7 @@ public struct MappedCharacteristic: Sendable {
     }
 
     /// Enables notifications (or indications) and returns them as a sequence (see
-    /// `GATTClient.subscribe(to:indications:)`).
+    /// `EngineGATTClient.subscribe(to:indications:)`).
     public func subscribe(indications: Bool = false) async throws(GATTError) -> CharacteristicSubscription {
         try await gatt.subscribe(to: characteristic, indications: indications)
     }

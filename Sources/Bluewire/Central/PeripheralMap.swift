@@ -1,6 +1,7 @@
 import BluewireCore
 import BluewireGATT
 import BluewireHCI
+import BluewireHostEngine
 
 /// A central's map of several peripherals, keyed by address, as a CoreBluetooth-style SDK keeps
 /// one: it scans for advertisers matching a filter, connects to each (up to a limit), exchanges the
@@ -19,7 +20,7 @@ import BluewireHCI
 /// ```
 ///
 /// Connections are made one after another: a controller accepts one LE Create Connection at a time
-/// (Core Vol 4 Part E §7.8.12), and `BluetoothHost.connect` stops the scan first, so the map scans
+/// (Core Vol 4 Part E §7.8.12), and `EngineHost.connect` stops the scan first, so the map scans
 /// until it has found `limit` advertisers (or `scanDuration` is over) and then connects. Each
 /// entry's MTU exchange and discovery runs while the next one connects. A link that drops later is
 /// reported with its reason; the other entries are left as they are.
@@ -35,8 +36,8 @@ public actor PeripheralMap {
         public var scanParameters: ScanParameters
         /// How long each connection attempt may take (nil: the Host's `connectionTimeout`).
         public var connectTimeout: TimeSpan?
-        /// Services to discover, each one required (an entry without one fails with
-        /// `.serviceMissing`); nil discovers every primary service.
+        /// Services required, in the database discovered whole (an entry without one fails with
+        /// `.serviceMissing`); nil maps every primary service.
         public var services: [BluetoothUUID]?
         /// Whether to exchange ATT MTUs before discovery (Core Vol 3 Part G §4.3.1), so that
         /// notifications and reads carry more than 20 octets of value.
@@ -57,7 +58,7 @@ public actor PeripheralMap {
         }
     }
 
-    public nonisolated let host: BluetoothHost
+    public nonisolated let host: EngineHost
     public nonisolated let options: Options
     /// Everything that happens to the map, in order (see `PeripheralMapEvent`); one consumer. It
     /// buffers without bound until iterated, so no event is lost between `start()` and the first
@@ -71,10 +72,15 @@ public actor PeripheralMap {
     private var watchers: [BluetoothAddress: Task<Void, Never>] = [:]
     private var closed = false
 
-    public init(host: BluetoothHost, options: Options) {
+    public init(host: EngineHost, options: Options) {
         self.host = host
         self.options = options
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// A map over `host`'s engine (the links are the engine's; `host` sees them as its own).
+    public init(host: BluetoothHost, options: Options) {
+        self.init(host: host.engineHost, options: options)
     }
 
     /// The entries, in the order they were found.
@@ -114,7 +120,7 @@ public actor PeripheralMap {
         watchers.removeAll()
         for address in order {
             guard let connection = table[address]?.connection, await connection.isConnected else { continue }
-            try? await connection.disconnect()
+            _ = try? await connection.disconnect(reason: .remoteUserTerminatedConnection)
         }
         continuation.finish()
     }
@@ -127,7 +133,7 @@ public actor PeripheralMap {
         var iterator = await host.scan(
             filter: options.filter, parameters: options.scanParameters, duration: options.scanDuration
         ).makeAsyncIterator()
-        do throws(HostError) {
+        do throws(HostEngineError) {
             while let device = try await iterator.next() {
                 if closed || Task.isCancelled { break }
                 if table[device.address] != nil {
@@ -155,8 +161,8 @@ public actor PeripheralMap {
             if closed || Task.isCancelled { return }
             table[address]?.state = .connecting
             emit(.connecting(address))
-            let connection: Connection
-            do throws(HostError) {
+            let connection: EngineConnection
+            do throws(HostEngineError) {
                 connection = try await host.connect(to: address, timeout: options.connectTimeout)
             } catch {
                 table[address]?.state = .failed
@@ -166,7 +172,7 @@ public actor PeripheralMap {
             table[address]?.connection = connection
             table[address]?.state = .discovering
             if closed {
-                try? await connection.disconnect()
+                _ = try? await connection.disconnect(reason: .remoteUserTerminatedConnection)
                 return
             }
             watchers[address] = Task { await self.watch(connection) }
@@ -174,7 +180,7 @@ public actor PeripheralMap {
     }
 
     /// Discovers the entry's database, then waits for its link to end.
-    private func watch(_ connection: Connection) async {
+    private func watch(_ connection: EngineConnection) async {
         let address = connection.peer
         let gatt = await connection.gatt
         do throws(PeripheralMapError) {
@@ -189,7 +195,7 @@ public actor PeripheralMap {
             if !error.isDisconnection, table[address]?.state == .discovering {
                 table[address]?.state = .failed
                 emit(.failed(address, error))
-                try? await connection.disconnect()
+                _ = try? await connection.disconnect(reason: .remoteUserTerminatedConnection)
                 return
             }
         }
@@ -199,43 +205,35 @@ public actor PeripheralMap {
         emit(.disconnected(address, reason: reason))
     }
 
-    private func discover(_ gatt: GATTClient, address: BluetoothAddress) async throws(PeripheralMapError) -> (Int, [MappedService]) {
-        var services: [GATTService] = [], missing: BluetoothUUID?, mtu = 23
+    private func discover(_ gatt: EngineGATTClient, address: BluetoothAddress) async throws(PeripheralMapError) -> (Int, [MappedService]) {
+        var database: [DiscoveredService] = [], services: [DiscoveredService] = [], missing: BluetoothUUID?, mtu = 23
         do throws(GATTError) {
             mtu = try await exchangeMTU(gatt)
-            if let wanted = options.services {
-                for uuid in wanted where missing == nil {
-                    if let service = try await gatt.discoverServices(uuid: uuid).first {
-                        services.append(service)
-                    } else {
-                        missing = uuid
-                    }
-                }
-            } else {
-                services = try await gatt.discoverServices()
-            }
+            // The whole database in one engine request; then the services asked for, in that order.
+            database = try await gatt.discoverAll()
         } catch {
             throw .discovery(address, error)
+        }
+        if let wanted = options.services {
+            for uuid in wanted where missing == nil {
+                if let service = database.first(where: { $0.service.uuid == uuid }) { services.append(service) } else { missing = uuid }
+            }
+        } else {
+            services = database
         }
         if let missing { throw .serviceMissing(address, missing) }
         var mapped: [MappedService] = []
         for service in services {
-            let characteristics: [GATTCharacteristic]
-            do throws(GATTError) {
-                characteristics = try await gatt.discoverCharacteristics(of: service)
-            } catch {
-                throw .discovery(address, error)
-            }
             mapped.append(MappedService(
-                peripheral: address, service: service,
-                characteristics: characteristics.map { MappedCharacteristic(characteristic: $0, gatt: gatt) }))
+                peripheral: address, service: service.service,
+                characteristics: service.characteristics.map { MappedCharacteristic(characteristic: $0.characteristic, gatt: gatt) }))
         }
         return (mtu, mapped)
     }
 
     /// The ATT_MTU after an exchange (if the options ask for one). A server may refuse the exchange
     /// (Request Not Supported): then 23 stays in force; only a lost link fails.
-    private func exchangeMTU(_ gatt: GATTClient) async throws(GATTError) -> Int {
+    private func exchangeMTU(_ gatt: EngineGATTClient) async throws(GATTError) -> Int {
         guard options.exchangeMTU else { return await gatt.mtu }
         do throws(GATTError) {
             return try await gatt.exchangeMTU()

@@ -1,15 +1,16 @@
 import BluewireCore
 import BluewireHCI
+import BluewireHostEngine
 
 /// Why the peripheral map could not scan, connect or discover, or why a lookup through one of its
 /// entries failed. Each case names the peripheral or UUID concerned, so a person can act on it.
 public enum PeripheralMapError: Error, Sendable, CustomStringConvertible {
     /// The scan for matching advertisers failed (the Host is not running, another scan is running,
     /// the controller refused to scan).
-    case scan(HostError)
+    case scan(HostEngineError)
     /// Connecting to the peripheral failed (timeout, the controller's status, no room for one more
     /// link).
-    case connect(BluetoothAddress, HostError)
+    case connect(BluetoothAddress, HostEngineError)
     /// The MTU exchange or the service/characteristic discovery failed; the map dropped the link,
     /// since an entry without its database cannot be used through the map.
     case discovery(BluetoothAddress, GATTError)

@@ -1,4 +1,5 @@
 import BluewireCore
+import BluewireHostEngine
 import BluewireGATT
 import BluewireHCI
 
@@ -24,7 +25,7 @@ struct AnyGATTOperation<Result: Sendable>: GATTOperation {
     }
 }
 
-/// A `GATTClient`-style operation (one failing with `GATTError`, such as `GATTOperations.read`)
+/// A `EngineGATTClient`-style operation (one failing with `GATTError`, such as `GATTOperations.read`)
 /// queued on a `RemotePeripheral`: its failure as a `RemotePeripheralError`, so that the peripheral's
 /// decorators and callers see one error type.
 public struct PeripheralGATTOperation<Wrapped: GATTOperation>: GATTOperation where Wrapped.Failure == GATTError {

@@ -1,4 +1,5 @@
 import BluewireCore
+import BluewireHostEngine
 import BluewireGATT
 import BluewireHCI
 
@@ -6,18 +7,18 @@ import BluewireHCI
 /// connections: operations queued while the link is down wait for (or, with auto-connect, bring up)
 /// the next one.
 ///
-/// A `Connection`'s `GATTClient` queue dies with its connection handle; this one belongs to the peer.
+/// An `EngineConnection`'s `EngineGATTClient` queue dies with its connection handle; this one belongs to the peer.
 /// Every operation submitted here runs alone on the peripheral's queue (a composite such as a
 /// firmware update holds it from start to end), wrapped by the attached decorators:
 ///
 /// - ``attachAutoConnect(resumeAttempts:idleDisconnect:)`` (outermost): connects on demand through
-///   `BluetoothHost.connect(to:)`, exchanges MTUs, re-enables the subscriptions still wanted, and
+///   `EngineHost.connect(to:)`, exchanges MTUs, re-enables the subscriptions still wanted, and
 ///   re-resolves characteristics by UUID on every new link (handles may differ from one connection to
 ///   the next). An operation the link dropped under is run again on a new link, up to
 ///   `resumeAttempts` times. With `idleDisconnect`, the link is released once nothing has been
 ///   queued for that long, measured on the host's clock (virtual time in tests).
 /// - ``attach(_:)``: any `OperationQueueDecorator`, e.g. `AutoAuthorizeDecorator` with the
-///   application's `OperationAuthorizer` (`BluetoothHost` has no pairing yet; see there).
+///   application's `OperationAuthorizer` (`SecurityManagerAuthorizer` pairs or encrypts through the Security Manager).
 ///
 /// Without auto-connect, call ``connect()`` first; when the link drops, every queued and running
 /// operation fails at once with ``RemotePeripheralError/disconnected(_:)`` (none hangs), and later
@@ -29,7 +30,7 @@ import BluewireHCI
 /// let value = try await thermometer.read(temperature, timeout: .seconds(5), retries: 2)
 /// ```
 ///
-/// The link is the host's own: its state machine, `GATTClient` and connection events are those of
+/// The link is the host's own: its state machine, `EngineGATTClient` and connection events are those of
 /// any central connection (`link?.gatt`).
 public actor RemotePeripheral: ConnectionEstablisher {
     /// How connections to the peripheral are made.
@@ -54,7 +55,7 @@ public actor RemotePeripheral: ConnectionEstablisher {
     }
 
     /// The host the peripheral is reached through.
-    public nonisolated let host: BluetoothHost
+    public nonisolated let host: EngineHost
     /// The peripheral's address (an identity address, or the random static address it advertises with).
     public nonisolated let peer: BluetoothAddress
     public nonisolated let configuration: Configuration
@@ -78,13 +79,19 @@ public actor RemotePeripheral: ConnectionEstablisher {
     /// Why the last link ended, if one has.
     public private(set) var lastDisconnection: HCIStatus?
 
-    public init(host: BluetoothHost, peer: BluetoothAddress, configuration: Configuration = Configuration()) {
+    public init(host: EngineHost, peer: BluetoothAddress, configuration: Configuration = Configuration()) {
         self.host = host
         self.peer = peer
         self.configuration = configuration
         let slot = RemotePeripheralLinkSlot()
         self.slot = slot
         self.queue = GATTOperationQueue(performer: RemotePeripheralBearer(slot: slot), sharingExecutorWith: host)
+    }
+
+    /// The peripheral reached through `host`'s engine (the links are the engine's; `host` sees them
+    /// as its own connections).
+    public init(host: BluetoothHost, peer: BluetoothAddress, configuration: Configuration = Configuration()) {
+        self.init(host: host.engineHost, peer: peer, configuration: configuration)
     }
 
     /// The link now, if any. For authorizers and custom operations running inside one of this
@@ -151,7 +158,7 @@ public actor RemotePeripheral: ConnectionEstablisher {
         if let link = slot.link, await link.connection.isConnected { return }
         slot.link = nil
         emit(.connecting)
-        let connection: Connection
+        let connection: EngineConnection
         do {
             // A peer whose last link failed (a connect timeout, an ATT timeout, a controller error)
             // is in Error, where the host refuses Connect until Reset. Asking this object for a link
@@ -189,7 +196,7 @@ public actor RemotePeripheral: ConnectionEstablisher {
     }
 
     private func linkEnded(_ number: Int, reason: HCIStatus) async {
-        // Compared by number: a new connection may reuse the handle, so `Connection`s compare equal.
+        // Compared by number: a new connection may reuse the handle, so `EngineConnection`s compare equal.
         if slot.link?.number == number { slot.link = nil }
         lastDisconnection = reason
         for id in subscriptions.keys { subscriptions[id]?.active = nil }
@@ -207,7 +214,7 @@ public actor RemotePeripheral: ConnectionEstablisher {
         guard let link = slot.link else { return }
         slot.link = nil
         droppingLink = link.number
-        let task = Task { try? await link.connection.disconnect(reason: reason) }
+        let task = Task { _ = try? await link.connection.disconnect(reason: reason) }
         disconnecting = Task { await task.value }
         await task.value
         disconnecting = nil

@@ -31,25 +31,15 @@ struct RemotePeripheralBearer: ATTRequestPerformer {
 
     func send(_ pdu: ATTPDU) async throws(ConnectionError) {
         guard let connection = slot.link?.connection else { throw .disconnected(.unknownConnectionIdentifier) }
-        try await connection.send(command: pdu)
+        try await connection.send(pdu)
     }
 
     func notifications(for valueHandle: UInt16) async -> AsyncStream<ArraySlice<UInt8>> {
-        guard let connection = slot.link?.connection else {
-            return AsyncStream { $0.finish() }
-        }
-        let notifications = await connection.notifications(valueHandle: valueHandle)
-        return AsyncStream { continuation in
-            let task = Task {
-                for await notification in notifications { continuation.yield(notification.value) }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        guard let connection = slot.link?.connection else { return AsyncStream { $0.finish() } }
+        return await connection.notifications(for: valueHandle)
     }
 }
 
-/// An existential `HostClock` as a concrete one, for `TimeoutOperation` (generic over its clock).
 struct AnyHostClock: HostClock {
     let base: any HostClock
     var now: MonotonicInstant { base.now }

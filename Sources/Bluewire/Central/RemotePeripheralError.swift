@@ -1,4 +1,5 @@
 import BluewireCore
+import BluewireHostEngine
 import BluewireHCI
 
 /// Why an operation queued on a `RemotePeripheral` failed.
@@ -11,7 +12,7 @@ public enum RemotePeripheralError: Error, Equatable, Sendable, CustomStringConve
     /// Complete (Core Vol 1 Part F).
     case disconnected(HCIStatus)
     /// Connecting failed: the attempt timed out, the controller refused it, or the host is not running.
-    case connectionFailed(HostError)
+    case connectionFailed(HostEngineError)
     /// No characteristic of that UUID (in that service, if one was given) in the peripheral's database,
     /// as discovered on the current link.
     case characteristicNotFound(BluetoothUUID, service: BluetoothUUID?)
@@ -66,7 +67,7 @@ public enum RemotePeripheralError: Error, Equatable, Sendable, CustomStringConve
         return nil
     }
 
-    /// A `GATTClient` failure as the peripheral's operations report it: a link that went, a timeout
+    /// A `EngineGATTClient` failure as the peripheral's operations report it: a link that went, a timeout
     /// and a cancellation by their own cases; the rest as `.gatt`.
     public init(_ error: GATTError) {
         switch error {

@@ -6,7 +6,7 @@ public enum RemotePeripheralEvent: Sendable, Hashable {
     case connecting
     /// The link is up (and its MTU exchanged, when the configuration asks for it); `count` is how many
     /// links this peripheral has had, this one included (2 and up: a reconnection).
-    case connected(Connection, count: Int)
+    case connected(EngineConnection, count: Int)
     /// The subscriptions still wanted were enabled again on the new link (`count` of them).
     case resubscribed(count: Int)
     /// The link ended, with the reason the controller reported.

@@ -1,4 +1,5 @@
 import BluewireCore
+import BluewireHostEngine
 import BluewireGATT
 
 /// The link a `RemotePeripheral` has now: its connection and GATT client, and the peripheral's
@@ -9,14 +10,14 @@ import BluewireGATT
 /// addresses characteristics by UUID and resolves them again on every new link.
 public struct RemotePeripheralLink: Sendable {
     /// The connection.
-    public let connection: Connection
+    public let connection: EngineConnection
     /// Its GATT client (its own per-connection queue, run inside the peripheral's operations).
-    public let gatt: GATTClient
+    public let gatt: EngineGATTClient
     /// Which of the peripheral's links this is: 1 for the first, 2 for the next... A link's identity
-    /// across reconnections (a new connection may get the same handle, so `Connection`s compare equal).
+    /// across reconnections (a new connection may get the same handle, so `EngineConnection`s compare equal).
     public let number: Int
 
-    init(connection: Connection, gatt: GATTClient, number: Int) {
+    init(connection: EngineConnection, gatt: EngineGATTClient, number: Int) {
         self.connection = connection
         self.gatt = gatt
         self.number = number
@@ -43,7 +44,7 @@ public struct RemotePeripheralLink: Sendable {
     /// }
     /// ```
     public func withGATT<Result>(
-        _ body: (GATTClient) async throws(GATTError) -> Result
+        _ body: (EngineGATTClient) async throws(GATTError) -> Result
     ) async throws(RemotePeripheralError) -> Result {
         do throws(GATTError) {
             return try await body(gatt)

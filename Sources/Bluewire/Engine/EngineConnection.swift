@@ -94,18 +94,34 @@ public struct EngineConnection: Sendable {
 }
 
 extension EngineHost {
+    /// Brings the controller up (Reset, then what the host needs to know and set: Core Vol 4 Part E
+    /// §7.3.2, §7.4, §7.8) and returns what it supports. The transport opens here.
+    /// - Throws: `.bringUp` naming the command the controller refused, `.alreadyStarted`, `.notRunning`.
+    @discardableResult
+    public func start() async throws(HostEngineError) -> ControllerInfo {
+        guard case .started(let controller) = try await perform(.start).get() else { throw .notRunning }
+        return controller
+    }
+
     /// Connects as central to `peer` (Core Vol 4 Part E §7.8.12) and returns the link. A bonded peer's
     /// identity address is connected to through its resolvable private address when the host resolves
     /// one.
     /// - Throws: `.connectionFailed(status)` for an attempt the controller failed, `.connectionTimeout`
     ///   when the peer never answered within `HostEngineConfiguration.connectionTimeout` (the attempt is
-    ///   cancelled), `.refused` when the peer's state machine is not where a connect may start.
+    ///   cancelled; `timeout` overrides it for this attempt), `.refused` when the peer's state machine is not where a connect may start.
     public func connect(
-        to peer: BluetoothAddress, parameters: LEConnectionParameters = LEConnectionParameters()
+        to peer: BluetoothAddress, parameters: LEConnectionParameters = LEConnectionParameters(), timeout: TimeSpan? = nil
     ) async throws(HostEngineError) -> EngineConnection {
-        let completion = try await perform(.connect(peer, parameters)).get()
+        let completion = try await perform(.connect(peer, parameters, timeout: timeout)).get()
         guard case .connected(let link) = completion else { throw .connectionFailed(.unspecifiedError) }
         return EngineConnection(host: self, link: link, generation: generation(of: link))
+    }
+
+    /// Resets `peer`'s state machine out of `Error` (after a failure, `failure(of:)` says which) so
+    /// that it may connect again.
+    /// - Throws: `.refused` when the machine is not in `Error`.
+    public func reset(_ peer: BluetoothAddress) async throws(HostEngineError) {
+        _ = try await perform(.reset(peer)).get()
     }
 
     /// The link a peripheral learned of from `.connected` in `events()`, as an `EngineConnection`
@@ -113,5 +129,18 @@ extension EngineHost {
     /// its handle (ask while the link is up, as its `.connected` arrives).
     public func connection(_ link: HostConnection) -> EngineConnection {
         EngineConnection(host: self, link: link, generation: generation(of: link))
+    }
+}
+
+extension EngineConnection: Hashable {
+    /// The same link of the same host: a later link with the same handle is another connection.
+    public static func == (lhs: EngineConnection, rhs: EngineConnection) -> Bool {
+        lhs.host === rhs.host && lhs.link == rhs.link && lhs.generation == rhs.generation
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(host))
+        hasher.combine(link)
+        hasher.combine(generation)
     }
 }

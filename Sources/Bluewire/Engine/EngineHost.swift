@@ -72,6 +72,10 @@ public actor EngineHost {
     var immediateResult: Result<HostCompletion, HostEngineError>?
     /// Tasks waiting in `waitForEngineState` (EngineHost+StateWaiters), checked at the end of each drain.
     var stateWaiters: [EngineStateWaiter] = []
+    /// The scan `scan(filter:parameters:duration:)` feeds (EngineHost+Scanning).
+    var scanRecord: EngineScanRecord?
+    /// Each link's GATT client session, subscription sinks and end waiters (EngineHost+Links).
+    var linkRecords = EngineLinkRecords()
     /// Why the transport ended, if it failed; requests fail with `.notRunning` after it.
     public private(set) var transportFailure: TransportError?
 
@@ -141,6 +145,9 @@ public actor EngineHost {
             drain()
         }
     }
+
+    /// How many requests the engine was handed so far (tests count what one call costs).
+    package var requestsPerformed: UInt32 { nextRequestID &- 1 }
 
     /// Fails what waits, ends the event streams and closes the transport. Links are not
     /// disconnected first: perform `.disconnect` for each before, as `bluewire pair` does.
@@ -227,10 +234,12 @@ public actor EngineHost {
                     continue
                 }
                 shellTap?(.event(event))
+                if scanRecord != nil { scanEvent(event) }
                 channelRouter.route(event, host: self)
                 if case .connected(let link) = event { linkCameUp(link.handle) }
-                if case .disconnected(let handle, _) = event {
+                if case .disconnected(let handle, let reason) = event {
                     notificationStreams.linkDown(handle)
+                    linkRecords.linkEnded(handle, generation: linkGenerations[handle], reason: reason)
                     linkGenerations[handle] = nil
                 }
                 routePairingPrompt(event)
@@ -269,6 +278,10 @@ public actor EngineHost {
     func deliver(_ notification: HostNotification) {
         notificationHandler?(notification.connection, GATTNotification(
             handle: notification.attribute, value: notification.value, isIndication: notification.isIndication))
+        if !linkRecords.sinks.isEmpty {
+            linkRecords.deliver(connection: notification.connection, GATTNotification(
+                handle: notification.attribute, value: notification.value, isIndication: notification.isIndication))
+        }
         if !notificationStreams.isEmpty {
             notificationStreams.deliver(connection: notification.connection, valueHandle: notification.attribute, value: notification.value)
         }
@@ -298,6 +311,9 @@ public actor EngineHost {
         observers.removeAll()
         channelRouter.hostClosed()
         notificationStreams.finishAll()
+        linkRecords.hostClosed()
+        scanRecord?.registration?.queue.finish(throwing: .notRunning)
+        scanRecord = nil
         shellTap?(.finished)
         failStateWaiters()
         timerTask?.cancel()

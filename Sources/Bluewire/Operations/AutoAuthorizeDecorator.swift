@@ -2,10 +2,9 @@ import BluewireGATT
 
 /// Raises a link's security or obtains authorization (pairing, encryption, an application prompt).
 ///
-/// `BluetoothHost` has no pairing yet (the Security Manager runs on the engine's `EngineHost`), so on
-/// a `BluetoothHost` link the authorizer is the application's: typically it proves itself to the
-/// peripheral at the application level (the OTA example writes an access token), once per link. When
-/// `BluetoothHost` gains pairing, an authorizer that pairs or encrypts plugs in here unchanged.
+/// `SecurityManagerAuthorizer` raises the link's security through the Security Manager (encrypts with
+/// a bond, or pairs); an application may bring its own, e.g. one that proves itself to the peripheral
+/// at the application level (the OTA example writes an access token), once per link.
 public protocol OperationAuthorizer: Sendable {
     /// Returns once operations with `requirements` may succeed. Called before every such operation, so
     /// it should return at once when the link is already secure enough. Throws how it failed as the
@@ -20,8 +19,8 @@ public protocol OperationAuthorizer: Sendable {
 /// Vol 3 Part C §10.3.2 has the client pair or encrypt, then retry the request).
 ///
 /// Attach it to a `RemotePeripheral` (`attach(_:)`) so that every operation queued there is authorized
-/// on whatever link it runs on, including a new link after a reconnection. The authorizer is the
-/// application's until `BluetoothHost` can pair (see `OperationAuthorizer`).
+/// on whatever link it runs on, including a new link after a reconnection: with
+/// `SecurityManagerAuthorizer`, the first refused operation pairs and the next links encrypt with the bond.
 public struct AutoAuthorizeDecorator: OperationQueueDecorator {
     public let authorizer: any OperationAuthorizer
     public let retryAfterInsufficientSecurity: Bool

@@ -1,3 +1,4 @@
+import BluewireHostEngine
 import BluewireATT
 
 /// One GATT operation as a command object: everything it needs is captured when it is built, and
@@ -72,7 +73,7 @@ public enum OperationError: Error, Sendable, Equatable, CustomStringConvertible 
     case notConnected
     /// Bringing the link up failed (`ConnectionEstablisher.ensureConnected()`): the attempt timed
     /// out, the controller refused it, or the host is not running.
-    case connectionFailed(HostError)
+    case connectionFailed(HostEngineError)
     /// A decorator's own step failed (an `OperationAuthorizer`); its description.
     case failed(String)
 
