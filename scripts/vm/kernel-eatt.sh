@@ -75,10 +75,16 @@ for _ in $(seq 200); do
 done
 bluetoothctl devices | grep -qi "$address" || finish FAIL "bluetoothd did not find serve's advertisement ($address)"
 bluetoothctl scan off >>"$work/bluetoothctl.log" 2>&1
-bluetoothctl connect "$address" >>"$work/bluetoothctl.log" 2>&1
-for _ in $(seq 300); do
-  grep -q '^eatt bearer 0x' "$work/serve.log" && break
-  sleep 0.1
+# Under TCG the kernel's LE connection attempt sometimes times out before the link is made
+# ("le-connection-abort-by-local"; seen once in a full VM run right after a btvirt restart, and not
+# on the next run): one more attempt then, since that is the kernel's pace, not what is tested.
+for attempt in 1 2; do
+  bluetoothctl connect "$address" >>"$work/bluetoothctl.log" 2>&1
+  for _ in $(seq 300); do
+    grep -q '^eatt bearer 0x' "$work/serve.log" && break 2
+    sleep 0.1
+  done
+  echo "kernel-eatt: connect attempt $attempt opened no EATT bearer within 30 s" >>"$work/bluetoothctl.log"
 done
 grep -q '^eatt bearer 0x' "$work/serve.log" || finish FAIL "no EATT bearer opened by bluetoothd"
 sleep 2
