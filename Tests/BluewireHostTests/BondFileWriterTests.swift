@@ -48,14 +48,8 @@ struct BondFileWriterTests {
 
     @Test("while a save of 5,000 bonds is being written, another link's 50 reads are all answered; the save then completes")
     func aSaveDoesNotHoldUpTheHost() async throws {
-        let clock = TestClock()
-        let link = VirtualLink(clock: clock, timing: .immediate)
-        let central = EngineHost(
-            transport: VirtualTransport(controller: link.addController(publicAddress: VirtualAddress.centralPublic)),
-            configuration: HostEngineConfiguration(randomAddress: Self.centralAddress), clock: clock)
-        let peripheral = EngineHost(
-            transport: VirtualTransport(controller: link.addController(publicAddress: VirtualAddress.peripheralPublic)),
-            configuration: HostEngineConfiguration(randomAddress: Self.peripheralAddress), clock: clock)
+        let hosts = EngineHostsOnVirtualLink(central: Self.centralAddress, peripheral: Self.peripheralAddress)
+        let (central, peripheral) = (hosts.central, hosts.peripheral)
         var builder = GATTDatabaseBuilder()
         try builder.addService(BluetoothUUID(0x180F))
         let level = try builder.addCharacteristic(BluetoothUUID(0x2A19), properties: [.read], permissions: [.read], value: .cached([0x64]))

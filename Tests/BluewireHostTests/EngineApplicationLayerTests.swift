@@ -42,14 +42,8 @@ struct EngineApplicationLayerTests {
     }
 
     static func scene() async throws -> Scene {
-        let clock = TestClock()
-        let link = VirtualLink(clock: clock, timing: .immediate)
-        let central = EngineHost(
-            transport: VirtualTransport(controller: link.addController(publicAddress: VirtualAddress.centralPublic)),
-            configuration: HostEngineConfiguration(randomAddress: centralAddress), clock: clock)
-        let peripheral = EngineHost(
-            transport: VirtualTransport(controller: link.addController(publicAddress: VirtualAddress.peripheralPublic)),
-            configuration: HostEngineConfiguration(randomAddress: peripheralAddress), clock: clock)
+        let hosts = EngineHostsOnVirtualLink(central: centralAddress, peripheral: peripheralAddress)
+        let (central, peripheral) = (hosts.central, hosts.peripheral)
         let crypto = SMPCrypto(SwiftCryptoSMP())
         for host in [central, peripheral] {
             await host.configureSecurity(HostSecurityConfiguration(pairing: PairingConfiguration(ioCapability: .noInputNoOutput), crypto: crypto))
@@ -128,14 +122,8 @@ struct EngineApplicationLayerTests {
 extension EngineApplicationLayerTests {
     @Test("transitions(of:) reports the peer's machine; notify and indicate on the peripheral's EngineConnection reach the central's subscription")
     func transitionsAndServerCalls() async throws {
-        let clock = TestClock()
-        let link = VirtualLink(clock: clock, timing: .immediate)
-        let central = EngineHost(
-            transport: VirtualTransport(controller: link.addController(publicAddress: VirtualAddress.centralPublic)),
-            configuration: HostEngineConfiguration(randomAddress: Self.centralAddress), clock: clock)
-        let peripheral = EngineHost(
-            transport: VirtualTransport(controller: link.addController(publicAddress: VirtualAddress.peripheralPublic)),
-            configuration: HostEngineConfiguration(randomAddress: Self.peripheralAddress), clock: clock)
+        let hosts = EngineHostsOnVirtualLink(central: Self.centralAddress, peripheral: Self.peripheralAddress)
+        let (central, peripheral) = (hosts.central, hosts.peripheral)
         var builder = GATTDatabaseBuilder()
         try builder.addService(Self.service)
         let meter = try builder.addCharacteristic(Self.open, properties: [.read, .notify, .indicate], permissions: [.read], value: .cached([0]))
