@@ -5,18 +5,35 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CI=${CI:-}
+
+# Each step's wall-clock time, printed at the end (and when a step fails, up to it).
+step_name="set-up (apt packages, .venv)"
+step_started=$SECONDS
+step_times=()
+step() {
+  step_times+=("$(printf '%6ds  %s' $((SECONDS - step_started)) "$step_name")")
+  step_name=$1
+  step_started=$SECONDS
+  echo "== $1"
+}
+print_step_times() {
+  step_times+=("$(printf '%6ds  %s' $((SECONDS - step_started)) "$step_name")")
+  echo "== time per step (total ${SECONDS}s)"
+  printf '%s\n' "${step_times[@]}"
+}
+trap print_step_times EXIT
 bash scripts/bootstrap.sh
 bash scripts/setup-test-env.sh
 export PATH="$PWD/.venv/bin:$PATH"
 
 # Package.swift's dependencies must be exactly what each target imports (no build needed).
-echo "== package dependencies match imports"
+step "package dependencies match imports"
 python3 scripts/check-dependencies.py
 
-echo "== embedded check"
+step "embedded check"
 bash scripts/check-embedded.sh
 
-echo "== build"
+step "build"
 # Warning-free: a warning the build prints (the package's code; its dependencies print none) fails
 # the run here, each named once with the line that says where it comes from (a macro expansion's
 # warning names its source on the next line).
@@ -29,7 +46,7 @@ fi
 # The Bluewire module's DocC catalog (Sources/Bluewire/Bluewire.docc): a broken symbol link, an
 # undocumented parameter or a malformed article fails the run (the articles' code is compiled by
 # DocumentationSnippetsTests).
-echo "== documentation (DocC)"
+step "documentation (DocC)"
 swift package --disable-sandbox generate-documentation --target Bluewire --warnings-as-errors
 
 # Two runs: the CPU-bound unit and capture tests first, then the tests that talk to real peers and
@@ -41,7 +58,7 @@ swift package --disable-sandbox generate-documentation --target Bluewire --warni
 # whole job running into the CI's own limit with nothing said.
 run_tests() {
   local label=$1 limit=$2; shift 2
-  echo "== swift test ($label)"
+  step "swift test ($label)"
   set +e
   # Log lines below error level (the hostile-peer tests provoke thousands of "malformed PDU"
   # warnings) stay in .build/test-output-*.txt; the console shows results, failures and errors.
@@ -74,20 +91,20 @@ run_tests units 25m --skip "$peers"
 
 # Every libFuzzer target (Fuzz/README.md) replays its committed corpus and crash regressions, then
 # fuzzes for 20 s; a crash fails the run.
-echo "== fuzz (each target 20 s)"
+step "fuzz (each target 20 s)"
 bash scripts/fuzz.sh all 20
 
 run_tests peers 40m --no-parallel --filter "$peers"
 
-echo "== memory flat: decoding a capture 10x larger (peak RSS)"
+step "memory flat: decoding a capture 10x larger (peak RSS)"
 BLUEWIRE_BINARY="$(swift build --show-bin-path)/bluewire" bash scripts/rss-check.sh
 
 # The Embedded Swift firmware images (Examples/Firmware) under QEMU's mps2-an386, their H4 UART on a
 # bumble controller: the peripheral image serves a bumble central, the central image reads a bumble
 # peripheral.
-echo "== firmware under QEMU (both roles)"
+step "firmware under QEMU (both roles)"
 bash scripts/firmware-test.sh
 
-echo "== kernel HCI user-channel test (VM)"
+step "kernel HCI user-channel test (VM)"
 bash scripts/vm/run-kernel-test.sh
 echo "== all tests passed"
