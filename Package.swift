@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "BluewireSMP", targets: ["BluewireSMP"]),
         .library(name: "BluewireCrypto", targets: ["BluewireCrypto"]),
         .library(name: "BluewireTransport", targets: ["BluewireTransport"]),
+        .library(name: "BluewireReplay", targets: ["BluewireReplay"]),
         .library(name: "BluewireTesting", targets: ["BluewireTesting"]),
         .executable(name: "bluewire", targets: ["bluewire"]),
     ],
@@ -92,10 +93,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // A capture replayed as the controller (`bluewire replay`, `--transport replay:FILE`) and the
+        // virtual clock it paces the host with: what the CLI ships of the test machinery, and no more.
+        .target(
+            name: "BluewireReplay",
+            dependencies: ["Bluewire", "BluewireCore", "BluewireSnoop", "BluewireTransport"],
+            swiftSettings: strict
+        ),
         .target(
             name: "BluewireTesting",
             dependencies: [
-                "Bluewire", "BluewireCore", "BluewireHCI", "BluewireSnoop", "BluewireTransport", "BluewireHostEngine", "BluewireGATT",
+                "BluewireReplay", "BluewireCore", "BluewireHCI", "BluewireSnoop", "BluewireTransport", "BluewireHostEngine", "BluewireGATT",
                 "BluewireL2CAP", "BluewireSMP", "BluewireCrypto",
             ],
             swiftSettings: strict
@@ -103,7 +111,7 @@ let package = Package(
         .executableTarget(
             name: "bluewire",
             dependencies: [
-                "Bluewire", "BluewireAnalysis", "BluewireTesting", "BluewireTransport", "BluewireSnoop", "BluewireCore", "BluewireGATT",
+                "Bluewire", "BluewireAnalysis", "BluewireReplay", "BluewireTransport", "BluewireSnoop", "BluewireCore", "BluewireGATT",
                 "BluewireHCI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

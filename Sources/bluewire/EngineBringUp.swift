@@ -1,5 +1,5 @@
 import Bluewire
-import BluewireTesting
+import BluewireReplay
 import BluewireTransport
 
 extension EngineHost {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Bluewire
 import BluewireCore
-import BluewireTesting
+import BluewireReplay
 import BluewireTransport
 import Foundation
 import Logging

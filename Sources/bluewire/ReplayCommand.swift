@@ -2,7 +2,7 @@ import ArgumentParser
 import Bluewire
 import BluewireCore
 import BluewireSnoop
-import BluewireTesting
+import BluewireReplay
 import BluewireTransport
 import Glibc
 import Synchronization

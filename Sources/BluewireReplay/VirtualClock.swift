@@ -8,15 +8,15 @@ import Synchronization
 /// the order they were scheduled, each seeing `monotonicNow` equal to its own deadline; so a 30 s ATT
 /// timeout is tested in microseconds and two runs with the same inputs produce the same outputs.
 ///
-/// The clock is also the Host's clock (`HostClock`, see `TestClock+HostClock.swift`): async code that sleeps
-/// on it is resumed when a test advances past its deadline (`TestClock+Sleep.swift`), so a Host, a
+/// The clock is also the Host's clock (`HostClock`, see `VirtualClock+HostClock.swift`): async code that sleeps
+/// on it is resumed when a test advances past its deadline (`VirtualClock+Sleep.swift`), so a Host, a
 /// `TimeoutOperation` and a paced replay all take it as their injected clock. It is Bluewire's only
 /// test clock; it is deliberately not a Swift `Clock`, because the Host counts time in `MonotonicInstant`
 /// microseconds and one protocol (`HostClock`) is all the code under test reads.
 ///
 /// Scheduled actions run on the thread that calls `advance`, outside the clock's lock, so they may schedule
 /// or cancel further actions.
-public final class TestClock: Sendable {
+public final class VirtualClock: Sendable {
     /// Identifies a scheduled action, for `cancel(_:)`.
     public struct Token: Hashable, Sendable {
         let sequence: UInt64

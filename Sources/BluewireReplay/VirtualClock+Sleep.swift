@@ -1,11 +1,11 @@
 import BluewireCore
 
-/// The async side of `TestClock`: tasks that sleep on it, and advancing time from async code.
+/// The async side of `VirtualClock`: tasks that sleep on it, and advancing time from async code.
 ///
 /// A sleeper is an entry in the same deadline-ordered list as scheduled actions, so actions and sleepers
 /// due at the same instant run in the order they were registered, and a sleeper is resumed exactly when
 /// an `advance` reaches its deadline: never early, never on a guess about wall-clock idleness.
-extension TestClock {
+extension VirtualClock {
     /// Suspends until a test advances the clock to `deadline`; returns at once if it has passed.
     /// Throws `CancellationError` if the task is cancelled first (the sleeper is then removed).
     public func sleep(until deadline: MonotonicInstant) async throws {

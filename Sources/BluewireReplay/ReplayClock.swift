@@ -14,7 +14,7 @@ import Synchronization
 /// deadline (its timer fired first too), otherwise after `quiescence` of real time without any
 /// activity (a host whose response diverged from the capture then fails instead of hanging).
 ///
-/// Time and the host's sleepers live in a `TestClock`, the same virtual clock tests advance by hand,
+/// Time and the host's sleepers live in a `VirtualClock`, the same virtual clock tests advance by hand,
 /// so sleepers wake in deadline order exactly as they do in a test; this type only decides when the
 /// replay moves that clock. The two real-time waits (`quiescence` and the idle report) are not guesses
 /// about when tasks are done: they detect a host that diverged from the capture, or that waits for a
@@ -70,7 +70,7 @@ public final class ReplayClock: HostClock, Sendable {
 
     let state = Mutex(State())
     /// The capture's time and the host's sleepers; only this type advances it.
-    let time = TestClock()
+    let time = VirtualClock()
     /// Real time without activity after which an idle host's earliest timer is fired although the
     /// recording host sent its next packet before that deadline. Only a host that diverged from the
     /// capture (or an application that stalls this long between two of its requests) gets there: a
@@ -95,10 +95,10 @@ public final class ReplayClock: HostClock, Sendable {
         }
     }
 
-    /// The number of the host's tasks asleep on this clock (see `TestClock.sleeperCount`).
+    /// The number of the host's tasks asleep on this clock (see `VirtualClock.sleeperCount`).
     public var sleeperCount: Int { time.sleeperCount }
 
-    /// Suspends until at least `count` tasks are asleep on this clock (see `TestClock.waitForSleepers`).
+    /// Suspends until at least `count` tasks are asleep on this clock (see `VirtualClock.waitForSleepers`).
     public func waitForSleepers(count: Int = 1) async {
         await time.waitForSleepers(count: count)
     }
@@ -197,7 +197,7 @@ public final class ReplayClock: HostClock, Sendable {
         settle()
     }
 
-    /// `TestClock.advance(to:)`, the synchronous form (also from async code): resumes due sleepers in
+    /// `VirtualClock.advance(to:)`, the synchronous form (also from async code): resumes due sleepers in
     /// deadline order without waiting for them.
     func moveTime(to target: MonotonicInstant) {
         time.advance(to: target)
@@ -215,7 +215,7 @@ public final class ReplayClock: HostClock, Sendable {
     }
 
     /// When the host is idle, moves time to the next deadline the recording host also reached before
-    /// its next packet (`TestClock` resumes the sleepers due there), or starts the quiescence watch.
+    /// its next packet (`VirtualClock` resumes the sleepers due there), or starts the quiescence watch.
     func settle() {
         let earliest = time.nextDeadline
         var jump: MonotonicInstant?
