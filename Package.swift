@@ -177,6 +177,11 @@ let package = Package(
         // Real-peer helpers (bumble_link.py, a scripted TCP server) shared by the test targets below.
         .target(name: "PeerTestSupport", path: "Tests/PeerTestSupport"),
         .testTarget(name: "BluewireTransportTests", dependencies: ["BluewireTransport", "BluewireCore", "BluewireSnoop", "PeerTestSupport"]),
+        // The virtual controller and link on their own (no host): deterministic, run with the unit tests.
+        .testTarget(
+            name: "BluewireTestingTests",
+            dependencies: ["BluewireTesting", "Bluewire", "BluewireCore", "BluewireHCI", "BluewireTransport", "PeerTestSupport"]
+        ),
         .testTarget(
             name: "BluewireHostTests",
             dependencies: [

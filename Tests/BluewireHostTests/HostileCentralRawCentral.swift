@@ -40,7 +40,8 @@ final class RawATTCentral: Sendable {
     @discardableResult
     func connect(to peer: BluetoothAddress) throws -> UInt16 {
         var output = controller.receive(hostPacket: Self.command(0x0C03, []))
-        output += controller.receive(hostPacket: Self.command(0x0C01, Self.littleEndian(eventMaskWithLEMeta, bytes: 8)))
+        // Set Event Mask: the defaults plus LE Meta (bit 61).
+        output += controller.receive(hostPacket: Self.command(0x0C01, Self.littleEndian(0x2000_1FFF_FFFF_FFFF, bytes: 8)))
         output += controller.receive(hostPacket: Self.command(0x2002, []))
         var parameters: [UInt8] = []
         parameters += Self.littleEndian(0x0060, bytes: 2) + Self.littleEndian(0x0030, bytes: 2)  // scan interval, window

@@ -5,6 +5,7 @@ import BluewireSnoop
 import BluewireTesting
 import BluewireTransport
 import Foundation
+import PeerTestSupport
 import Testing
 
 /// The replay's virtual clock: a timed scan recorded against a bumble peripheral

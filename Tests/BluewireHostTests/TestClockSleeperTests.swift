@@ -1,6 +1,7 @@
 import Bluewire
 import BluewireCore
 import BluewireTesting
+import PeerTestSupport
 import Testing
 
 /// The one test clock's sleepers: what the Host's timers, `TimeoutOperation` and a paced replay rely on.

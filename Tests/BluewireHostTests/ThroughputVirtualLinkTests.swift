@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireTesting
+import PeerTestSupport
 import Testing
 
 /// `ThroughputClient` against `ThroughputPeer`, two Bluewire hosts on a virtual link: every mode

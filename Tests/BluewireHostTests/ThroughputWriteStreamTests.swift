@@ -2,6 +2,7 @@ import Bluewire
 import BluewireCore
 import BluewireHostEngine
 import BluewireTesting
+import PeerTestSupport
 import Testing
 
 /// `ThroughputClient`'s write-without-response mode on a `BluetoothHost` runs on the host engine's

@@ -4,6 +4,7 @@ import BluewireGATT
 import BluewireHCI
 import BluewireTesting
 import Synchronization
+import PeerTestSupport
 import Testing
 
 /// Bluewire hosts on one `VirtualLink`, every host's clock the link's `TestClock`: the in-process

@@ -2,6 +2,7 @@ import BluewireCore
 import BluewireHCI
 import BluewireTesting
 import Synchronization
+import PeerTestSupport
 import Testing
 
 /// An HCI ACL packet from a host: handle 0x0040 unless given, PB 0b00 (first, non-flushable) or 0b01.

@@ -1,6 +1,7 @@
 import BluewireCore
 import BluewireHCI
 import BluewireTesting
+import PeerTestSupport
 import Testing
 
 /// Packets with the virtual time at which a host received them.

@@ -1,15 +1,8 @@
 import Bluewire
 import BluewireCore
 import BluewireTesting
-import Synchronization
+import PeerTestSupport
 import Testing
-
-/// Collects values from `@Sendable` closures run by the clock.
-final class SendableRecorder<Value: Sendable>: Sendable {
-    private let storage = Mutex<[Value]>([])
-    func append(_ value: Value) { storage.withLock { $0.append(value) } }
-    var values: [Value] { storage.withLock { $0 } }
-}
 
 @Suite("TestClock")
 struct TestClockTests {

@@ -20,16 +20,6 @@ func rawCommand(_ opcode: UInt16, _ parameters: [UInt8] = []) -> HCIPacket {
     HCIPacket(type: .command, payload: [UInt8(opcode & 0xFF), UInt8(opcode >> 8), UInt8(parameters.count)] + parameters)
 }
 
-/// Addresses used throughout: public ones and static random ones (top bits 11).
-enum VirtualAddress {
-    static let centralPublic = BluetoothAddress(0x00, 0x1B, 0xDC, 0x00, 0x00, 0x01)
-    static let peripheralPublic = BluetoothAddress(0x00, 0x1B, 0xDC, 0x00, 0x00, 0x02)
-    static let thirdPublic = BluetoothAddress(0x00, 0x1B, 0xDC, 0x00, 0x00, 0x03)
-    static let centralRandom = BluetoothAddress(0xC1, 0x00, 0x00, 0x00, 0x00, 0x01, type: .random)
-    static let peripheralRandom = BluetoothAddress(0xC2, 0x00, 0x00, 0x00, 0x00, 0x02, type: .random)
-    static let thirdRandom = BluetoothAddress(0xC3, 0x00, 0x00, 0x00, 0x00, 0x03, type: .random)
-}
-
 /// Event_Mask with the defaults plus LE Meta (bit 61).
 let eventMaskWithLEMeta: UInt64 = 0x2000_1FFF_FFFF_FFFF
 /// LE_Event_Mask enabling every subevent from 0x01 to 0x14 except Enhanced Connection Complete, so that
