@@ -171,9 +171,20 @@ let package = Package(
             name: "BluewireHostEngineTests",
             dependencies: [
                 "BluewireHostEngine", "BluewireGATT", "BluewireATT", "BluewireL2CAP", "BluewireHCI", "BluewireCore", "BluewireSnoop",
-                "BluewireSMP", "BluewireCrypto", "PeerTestSupport", "BluewireTesting",
+                "BluewireSMP", "BluewireCrypto", "BluewireTesting", "HostTestSupport",
             ]
         ),
+        // The engine against bumble (pairing, privacy, channels, raw commands): run one at a time.
+        .testTarget(
+            name: "BluewireHostEnginePeerTests",
+            dependencies: [
+                "BluewireHostEngine", "BluewireGATT", "BluewireATT", "BluewireL2CAP", "BluewireHCI", "BluewireCore", "BluewireSnoop",
+                "BluewireSMP", "BluewireCrypto", "PeerTestSupport", "HostTestSupport",
+            ]
+        ),
+        // Fixtures shared by a deterministic test target and its peer twin (BluewireHostEngineTests and
+        // BluewireHostEnginePeerTests, BluewireHostTests and BluewireHostPeerTests).
+        .target(name: "HostTestSupport", dependencies: ["BluewireCore", "BluewireGATT", "BluewireSMP"], path: "Tests/HostTestSupport"),
         // Real-peer helpers (bumble_link.py, a scripted TCP server) shared by the test targets below.
         .target(name: "PeerTestSupport", path: "Tests/PeerTestSupport"),
         .testTarget(name: "BluewireTransportTests", dependencies: ["BluewireTransport", "BluewireCore", "BluewireSnoop", "PeerTestSupport"]),

@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
+import HostTestSupport
 import Testing
 
 /// `GATTClientRequest.writeLong`: Write Long Characteristic Values (Core Vol 3 Part G §4.9.4) against

@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
+import HostTestSupport
 import Testing
 
 /// The engine as a central. The peer's GATT server is BluewireGATT's `GATTServer` answering the

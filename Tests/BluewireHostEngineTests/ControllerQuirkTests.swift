@@ -2,6 +2,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
+import HostTestSupport
 import Testing
 
 /// Controller behaviours the engine must live with (bumble's among them).

@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
+import HostTestSupport
 import Testing
 
 /// `GATTClientRequest.attRequest` and `.attCommand`: ATT PDUs an application builds itself, sent

@@ -2,6 +2,7 @@ import BluewireCore
 import BluewireHCI
 import BluewireHostEngine
 import BluewireL2CAP
+import HostTestSupport
 import Testing
 
 /// Credit based channels through the engine (Core Vol 3 Part A §4.22–4.28, §10.1): two engines on a

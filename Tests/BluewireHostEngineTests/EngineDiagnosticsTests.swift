@@ -2,6 +2,7 @@ import BluewireATT
 import BluewireCore
 import BluewireHCI
 import BluewireHostEngine
+import HostTestSupport
 import Testing
 
 /// The engine's read-only diagnostic counts (HostEngine+Diagnostics): ACL packets in flight, partly

@@ -3,6 +3,7 @@ import BluewireCrypto
 import BluewireHCI
 import BluewireHostEngine
 import BluewireSMP
+import HostTestSupport
 import Testing
 
 /// `clearsControllerLeftoversAtStart`: bring-up ends with scan disable, advertising disable and LE

@@ -4,6 +4,7 @@ import BluewireHCI
 import BluewireHostEngine
 import BluewireSMP
 import BluewireTesting
+import HostTestSupport
 import Testing
 
 /// The controller's resolving list (Core Vol 4 Part E §7.8.38–44): after bonding with a peer that

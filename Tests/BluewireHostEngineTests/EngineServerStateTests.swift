@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
+import HostTestSupport
 import Testing
 
 /// What the engine's GATT server holds per central (HostEngine+ServerState), the server limits an

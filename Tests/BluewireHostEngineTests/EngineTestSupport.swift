@@ -2,6 +2,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
+import HostTestSupport
 import Testing
 
 extension EngineDriver {
@@ -54,27 +55,5 @@ extension EngineDriver {
     /// The ATT PDUs in the ACL packets written since the last take.
     mutating func takeATT() -> [[UInt8]] {
         takeWritten().compactMap(ControllerBytes.attPayload)
-    }
-}
-
-enum EngineTestError: Error { case bringUpFailed }
-
-/// A small database: one service 0xFFF0 with characteristic 0xFFF1 (read, write, notify, indicate)
-/// at value handle 3 and its CCCD at 4, and 0xFFF2 (read) with a 100-octet value at handle 6.
-enum TestDatabase {
-    static let service = BluetoothUUID(0xFFF0)
-    static let valueHandle: UInt16 = 3
-    static let cccdHandle: UInt16 = 4
-    static let longHandle: UInt16 = 6
-    static let longValue = (0..<100).map { UInt8($0) }
-
-    static func make() throws -> GATTDatabase {
-        var builder = GATTDatabaseBuilder()
-        try builder.addService(service)
-        try builder.addCharacteristic(
-            BluetoothUUID(0xFFF1), properties: [.read, .write, .notify, .indicate], permissions: [.read, .write],
-            value: .cached([0x2A]))
-        try builder.addCharacteristic(BluetoothUUID(0xFFF2), properties: [.read], permissions: [.read], value: .cached(longValue))
-        return builder.build()
     }
 }

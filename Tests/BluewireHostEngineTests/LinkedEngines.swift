@@ -3,6 +3,7 @@ import BluewireCrypto
 import BluewireHCI
 import BluewireHostEngine
 import BluewireSMP
+import HostTestSupport
 import Testing
 
 /// Two engines on one LE link, the test playing both controllers: ACL data from one host is delivered to

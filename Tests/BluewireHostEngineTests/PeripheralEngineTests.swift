@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
+import HostTestSupport
 import Testing
 
 /// The engine as a peripheral, scripted exchange by exchange; bring-up is bumble's recorded answers.

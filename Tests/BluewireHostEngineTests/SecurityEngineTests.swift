@@ -5,6 +5,7 @@ import BluewireHCI
 import BluewireHostEngine
 import BluewireL2CAP
 import BluewireSMP
+import HostTestSupport
 import Testing
 
 /// The engine's Security Manager, two engines paired with each other over `LinkedEngines` (both run the real

@@ -4,6 +4,7 @@ import BluewireHCI
 import BluewireHostEngine
 import BluewireSMP
 import Foundation
+import HostTestSupport
 import PeerTestSupport
 import Testing
 

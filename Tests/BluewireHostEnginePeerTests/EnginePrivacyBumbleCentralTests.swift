@@ -5,6 +5,7 @@ import BluewireGATT
 import BluewireHostEngine
 import BluewireSMP
 import Foundation
+import HostTestSupport
 import PeerTestSupport
 import Testing
 

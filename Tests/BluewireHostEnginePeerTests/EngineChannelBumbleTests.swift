@@ -3,6 +3,7 @@ import BluewireHCI
 import BluewireHostEngine
 import BluewireL2CAP
 import Foundation
+import HostTestSupport
 import PeerTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
 import Foundation
+import HostTestSupport
 import PeerTestSupport
 import Testing
 

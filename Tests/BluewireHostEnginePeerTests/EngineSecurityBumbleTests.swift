@@ -4,6 +4,7 @@ import BluewireHCI
 import BluewireHostEngine
 import BluewireSMP
 import Foundation
+import HostTestSupport
 import PeerTestSupport
 import Testing
 
@@ -244,12 +245,5 @@ extension EngineSecurityBumbleTests {
             #expect(runner.run(seconds: 5) { _ in log.first("paired") != nil })
             #expect(Self.hex(Self.pairedEvent(runner)?.longTermKey) == (log.first("paired")?["paired"] as? [String: Any])?["ltk"] as? String)
         }
-    }
-}
-
-extension BluetoothAddress {
-    /// The address as SMP's Identity Address Information carries it.
-    var smpForm: SMPAddress {
-        SMPAddress(isRandom: type.isRandom, octets: (0..<6).map { UInt8(truncatingIfNeeded: value >> UInt64(8 * $0)) })
     }
 }
