@@ -48,6 +48,9 @@ extension ClientProcedure {
         case .write, .writeLong, .configure: .write
         case .cachedDiscovery: .discoverCharacteristics
         case .exchangeMTU, .attRequest: nil
+        #if !BLUEWIRE_NO_GATT_CLIENT_EXTRAS
+        case .extra(let procedure): procedure.trigger
+        #endif
         }
     }
 }
@@ -61,6 +64,12 @@ extension GATTClientRequest {
         case .write, .writeLong, .writeWithoutResponse, .signedWrite, .subscribe, .unsubscribe: .write
         case .cachedDiscovery: .discoverCharacteristics
         case .exchangeMTU, .attRequest, .attCommand: nil
+        #if !BLUEWIRE_NO_GATT_CLIENT_EXTRAS
+        case .discoverPrimaryServices: .discoverServices
+        case .findIncludedServices, .discoverCharacteristics, .discoverDescriptors: .discoverCharacteristics
+        case .readUsingCharacteristicUUID, .readMultipleVariableLength, .readMultipleConcatenated: .read
+        case .writeLongAtOffset, .reliableWrite: .write
+        #endif
         }
     }
 }
