@@ -180,4 +180,20 @@ struct EngineGATTClientProcedureTests {
         #expect(try await gatt.read(handle: handles.fixed) == [0xF0])
         await scene.close()
     }
+
+    @Test("dump: the whole database and every readable value, one request for the discovery and one per value")
+    func dump() async throws {
+        let scene = try await Self.scene()
+        let handles = scene.handles
+        let (dump, requests) = try await scene.counting { try await scene.gatt.dump() }
+        #expect(dump.values[handles.levelInBattery] == [1, 2, 3] && dump.values[handles.notes] == [4, 5])
+        #expect(dump.values[handles.spare] == [6] && dump.values[handles.levelInDevice] == [9] && dump.values[handles.fixed] == [0xF0])
+        #expect(dump.values[handles.notes + 2] == Array("notes".utf8), "the user description descriptor")
+        let device = try #require(dump.services.first { $0.service.uuid == Self.device })
+        #expect(device.includes.map(\.uuid) == [Self.battery])
+        #expect(dump.readErrors.isEmpty)
+        #expect(requests == UInt32(1 + dump.values.count), "one discovery, then one request per value read")
+        #expect(scene.gatt.cache.characteristics(withUUID: Self.level).count == 2, "the cache holds what the dump discovered")
+        await scene.close()
+    }
 }

@@ -95,3 +95,64 @@ extension EngineGATTClient {
         _ = try await perform(.reliableWrite(writes.map { GATTHandleValue(handle: $0.handle, value: $0.value) }))
     }
 }
+
+extension EngineGATTClient {
+    // MARK: Dump
+
+    /// Discovers the whole database and reads every readable value (characteristic values with the
+    /// Read property, long ones whole; every descriptor) as one operation on the queue, nothing else
+    /// in between: one engine request for the discovery, then one per value. A read the server
+    /// refuses (after the engine raised security where it asked for it) is kept in `readErrors` and
+    /// the dump goes on; losing the link ends it. Replaces the cache as `discoverAll()` does.
+    public func dump() async throws(GATTError) -> GATTDump {
+        let dump = try await run(DumpOperation(session: session))
+        session.withState { state in
+            var cache = GATTClientCache()
+            cache.insert(services: dump.services.map(\.service))
+            for service in dump.services {
+                cache.insert(characteristics: service.characteristics.map(\.characteristic), of: service.service)
+                for characteristic in service.characteristics {
+                    cache.insert(descriptors: characteristic.descriptors, of: characteristic.characteristic)
+                }
+            }
+            state.cache = cache
+        }
+        return dump
+    }
+}
+
+/// `EngineGATTClient.dump()` as one queued operation: its engine requests run back to back, each
+/// as `EngineRequestOperation` does it.
+struct DumpOperation: GATTOperation {
+    let session: EngineGATTSession
+
+    nonisolated(nonsending) func execute(on context: any ATTRequestPerformer) async throws(GATTError) -> GATTDump {
+        guard case .services(let database) = try await EngineRequestOperation(session: session, request: .discoverAll).execute(on: context) else {
+            throw EngineGATTClient.mismatch
+        }
+        var dump = GATTDump(services: database.map { entry in
+            GATTDiscoveredService(
+                service: entry.service, includes: entry.includes,
+                characteristics: entry.characteristics.map {
+                    GATTDiscoveredCharacteristic(characteristic: $0.characteristic, descriptors: $0.descriptors)
+                })
+        })
+        for service in database {
+            for item in service.characteristics {
+                var handles = item.descriptors.map(\.handle)
+                if item.characteristic.properties.contains(.read) { handles.insert(item.characteristic.valueHandle, at: 0) }
+                for handle in handles {
+                    do throws(GATTError) {
+                        let read = EngineRequestOperation(session: session, request: .readLong(handle: handle))
+                        guard case .value(let value) = try await read.execute(on: context) else { throw EngineGATTClient.mismatch }
+                        dump.values[handle] = value
+                    } catch {
+                        guard case .procedure = error else { throw error }
+                        dump.readErrors[handle] = error
+                    }
+                }
+            }
+        }
+        return dump
+    }
+}
