@@ -144,7 +144,8 @@ public enum HostRequest: Hashable, Sendable {
     case watch(BluetoothAddress)
     /// Put the link's peer machine in the phase of a GATT procedure the application runs itself with
     /// `.attRequest`s (discovery by UUID, included services, descriptors, read by UUID, reliable writes:
-    /// Core Vol 3 Part G §4.4.2–§4.9.5): fires the phase's trigger and completes with `.done`, or fails
+    /// Core Vol 3 Part G §4.4.2–§4.9.5, which the engine also runs itself as `GATTClientRequest`s, the
+    /// machine's phases included): fires the phase's trigger and completes with `.done`, or fails
     /// with `.refused(state:trigger:)` where the table refuses it (a read before any discovery, or while
     /// another phase, the engine's or the application's, runs: one procedure at a time, as ATT has one
     /// request outstanding per bearer, Part F §3.3.2); nothing changes then. An engine procedure that
