@@ -31,10 +31,10 @@ for entry in "${modules[@]}"; do
   echo "embedded: $name OK ($(echo $srcs | wc -w) files)"
 done
 # The engine again with the compilation conditions the firmware images use (scripts/firmware.sh):
-# the peripheral's set, and the central role without channels, streams and security.
+# the peripheral's set, and the central role without channels, streams, security and the client's extras.
 engine_srcs=$(find Sources/BluewireHostEngine -name '*.swift' | sort)
-for conditions in "-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_STREAMS -D BLUEWIRE_NO_CENTRAL" \
-  "-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_STREAMS"; do
+for conditions in "-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_STREAMS -D BLUEWIRE_NO_CENTRAL -D BLUEWIRE_NO_GATT_CLIENT_EXTRAS" \
+  "-D BLUEWIRE_NO_SECURITY -D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_STREAMS -D BLUEWIRE_NO_GATT_CLIENT_EXTRAS"; do
   # shellcheck disable=SC2086
   swiftc -enable-experimental-feature Embedded -target "$target" -wmo -parse-as-library \
     -Osize -package-name bluewire $conditions -module-name BluewireHostEngine -I "$out" \

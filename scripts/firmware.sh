@@ -42,10 +42,13 @@ core_modules=(BluewireCore BluewireHCI BluewireL2CAP BluewireATT BluewireGATT Bl
 # Each image is compiled with the compilation conditions that leave out what it does not use
 # (HostEngine+NoChannels, +NoCentral, +NoStreams stand in): neither image opens credit based channels
 # or runs ATT streams, and the peripheral has no central role (scanning, connecting, GATT client).
+# Neither runs the GATT client's step-by-step discovery, Read Using Characteristic UUID, the strict
+# Read Multiple variants, long writes at an offset or reliable writes (HostEngine+ClientExtras): the
+# central discovers the whole database with one `.discoverAll`.
 # Both pair, with the controller's crypto (SMPCrypto.controller); -D BLUEWIRE_NO_SECURITY would leave
 # the Security Manager out (HostEngine+NoSecurity). A default (SwiftPM) build compiles everything.
-engine_conditions_peripheral=(-D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_STREAMS -D BLUEWIRE_NO_CENTRAL)
-engine_conditions_central=(-D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_STREAMS)
+engine_conditions_peripheral=(-D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_STREAMS -D BLUEWIRE_NO_CENTRAL -D BLUEWIRE_NO_GATT_CLIENT_EXTRAS)
+engine_conditions_central=(-D BLUEWIRE_NO_CHANNELS -D BLUEWIRE_NO_STREAMS -D BLUEWIRE_NO_GATT_CLIENT_EXTRAS)
 
 # -lto=llvm-full: the compiler optimises the module and emits LLVM bitcode; ld.lld generates the
 # image's code from it (see build_image) with every symbol internal, which drops and shares more than

@@ -35,7 +35,8 @@ import BluewireGATT
 // operations on Enhanced ATT bearers (Part G §5.3.2: they run in parallel with the ATT bearer's). Each
 // is accepted when the peer's state, at rest, accepts its trigger (a characteristic has been
 // discovered), and refused with `.refused` otherwise. A discovery on an EATT bearer that finds
-// services moves a machine in Idle to DiscoveredCharacteristic, as `.cachedDiscovery` does.
+// services (`.discoverAll`), or one inside a service (characteristics, includes, descriptors), moves
+// a machine in Idle to DiscoveredCharacteristic, as `.cachedDiscovery` does.
 //
 // Links without a machine (the engine is peripheral and acts as GATT client too) are not checked.
 
@@ -48,6 +49,9 @@ extension ClientProcedure {
         case .write, .writeLong, .configure: .write
         case .cachedDiscovery: .discoverCharacteristics
         case .exchangeMTU, .attRequest: nil
+        #if !BLUEWIRE_NO_GATT_CLIENT_EXTRAS
+        case .extra(let procedure): procedure.trigger
+        #endif
         }
     }
 }
@@ -61,6 +65,12 @@ extension GATTClientRequest {
         case .write, .writeLong, .writeWithoutResponse, .signedWrite, .subscribe, .unsubscribe: .write
         case .cachedDiscovery: .discoverCharacteristics
         case .exchangeMTU, .attRequest, .attCommand: nil
+        #if !BLUEWIRE_NO_GATT_CLIENT_EXTRAS
+        case .discoverPrimaryServices: .discoverServices
+        case .findIncludedServices, .discoverCharacteristics, .discoverDescriptors: .discoverCharacteristics
+        case .readUsingCharacteristicUUID, .readMultipleVariableLength, .readMultipleConcatenated: .read
+        case .writeLongAtOffset, .reliableWrite: .write
+        #endif
         }
     }
 }
@@ -161,7 +171,7 @@ extension HostEngine {
     /// empty database included): a peer machine in Connected.Idle moves to DiscoveredCharacteristic
     /// (DiscoverCharacteristics, then OperationCompleted), so reads on either bearer are accepted after it.
     mutating func eattOperationFinished(_ handle: UInt16, _ operation: ClientOperation, _ result: Result<HostCompletion, HostEngineError>) {
-        guard case .success(.services) = result,
+        guard case .success(let completion) = result, completion.makesHandlesKnown,
               let peer = links[handle]?.machinePeer, state(of: peer) == .connected(.idle) else { return }
         // Accepted: Idle takes DiscoverCharacteristics, DiscoveringCharacteristics takes OperationCompleted.
         fireExpected(.discoverCharacteristics, peer: peer)
@@ -175,6 +185,20 @@ extension HostEngine {
         let state = state(of: peer).atRest
         guard ConnectionStateMachine.transition(from: state, on: trigger) == nil else { return nil }
         return .refused(state: state, trigger: trigger)
+    }
+}
+
+extension HostCompletion {
+    /// A discovery's completion after which the peer's machine, on the ATT bearer, would be in
+    /// DiscoveredCharacteristic: `.discoverAll`'s, and those of discoveries inside a service.
+    var makesHandlesKnown: Bool {
+        switch self {
+        case .services: true
+        #if !BLUEWIRE_NO_GATT_CLIENT_EXTRAS
+        case .characteristics, .includedServices, .descriptors: true
+        #endif
+        default: false
+        }
     }
 }
 

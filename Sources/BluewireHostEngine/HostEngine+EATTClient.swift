@@ -65,6 +65,14 @@ extension HostEngine {
             }
             drainEATT(cid: cid, handle: handle)
             return complete(id, .success(.done))
+        #if !BLUEWIRE_NO_GATT_CLIENT_EXTRAS
+        case .discoverPrimaryServices, .findIncludedServices, .discoverCharacteristics, .discoverDescriptors,
+             .readUsingCharacteristicUUID, .readMultipleVariableLength, .readMultipleConcatenated,
+             .writeLongAtOffset, .reliableWrite:
+            // At the bearer's own ATT_MTU (Core Vol 3 Part G §5.3.1).
+            guard let extra = ClientProcedure(extra: operation, mtu: mtu) else { return complete(id, .failure(.notSupported)) }
+            procedure = extra
+        #endif
         }
         links.values[index].channels.eattClientOperations[cid, default: []].append(ClientOperation(id: id, procedure: procedure))
         if links.values[index].channels.eattClientOperations[cid]?.count == 1 { startEATTOperation(handle, cid) }

@@ -20,6 +20,10 @@ enum ClientProcedure: Sendable {
     case cachedDiscovery
     /// `.attRequest`: the application's own request; its answer, whatever it is, finishes it.
     case attRequest(ATTPDU)
+    #if !BLUEWIRE_NO_GATT_CLIENT_EXTRAS
+    /// Discovery step by step, read by UUID, strict Read Multiple (HostEngine+ClientExtras).
+    case extra(ClientExtraProcedure)
+    #endif
 
     enum Step { case request(ATTPDU), finished(HostCompletion) }
 
@@ -34,6 +38,9 @@ enum ClientProcedure: Sendable {
         case .configure(var p): let s = try p.start(); self = .configure(p); return Self.map(s) { .configured(descriptorHandle: $0) }
         case .exchangeMTU, .cachedDiscovery: return .finished(.done)
         case .attRequest(let pdu): return .request(pdu)
+        #if !BLUEWIRE_NO_GATT_CLIENT_EXTRAS
+        case .extra(var p): let s = try p.step(nil); self = .extra(p); return s
+        #endif
         }
     }
 
@@ -48,6 +55,9 @@ enum ClientProcedure: Sendable {
         case .configure(var p): let s = try p.receive(response); self = .configure(p); return Self.map(s) { .configured(descriptorHandle: $0) }
         case .exchangeMTU, .cachedDiscovery: return .finished(.done)
         case .attRequest: return .finished(.attResponse(response))
+        #if !BLUEWIRE_NO_GATT_CLIENT_EXTRAS
+        case .extra(var p): let s = try p.step(response); self = .extra(p); return s
+        #endif
         }
     }
 
@@ -134,6 +144,14 @@ extension HostEngine {
             procedure = .attRequest(pdu)
         case .attCommand(let pdu):
             return sendATTCommand(id, connection, pdu)
+        #if !BLUEWIRE_NO_GATT_CLIENT_EXTRAS
+        case .discoverPrimaryServices, .findIncludedServices, .discoverCharacteristics, .discoverDescriptors,
+             .readUsingCharacteristicUUID, .readMultipleVariableLength, .readMultipleConcatenated,
+             .writeLongAtOffset, .reliableWrite:
+            // Always built (the cases listed are exactly the ones it builds).
+            guard let extra = ClientProcedure(extra: operation, mtu: mtu) else { return complete(id, .failure(.notSupported)) }
+            procedure = extra
+        #endif
         }
         // `linkIndex` still holds: only the command branch above touched the links, and it returned.
         links.values[linkIndex].clientOperations.append(ClientOperation(id: id, procedure: procedure))

@@ -162,6 +162,18 @@ public enum HostCompletion: Hashable, Sendable {
     case value([UInt8])
     /// A read of several values (`GATTClientRequest.readMultiple`): each whole, in the order asked.
     case values([[UInt8]])
+    #if !BLUEWIRE_NO_GATT_CLIENT_EXTRAS
+    /// `GATTClientRequest.discoverPrimaryServices`: the primary services found, in handle order.
+    case primaryServices([GATTService])
+    /// `GATTClientRequest.findIncludedServices`: the service's include declarations.
+    case includedServices([GATTIncludedService])
+    /// `GATTClientRequest.discoverCharacteristics`: the characteristics found, in handle order.
+    case characteristics([GATTCharacteristic])
+    /// `GATTClientRequest.discoverDescriptors`: the characteristic's descriptors.
+    case descriptors([GATTDescriptor])
+    /// `GATTClientRequest.readUsingCharacteristicUUID`: each value read, with its handle.
+    case handleValues([GATTHandleValue])
+    #endif
     /// An MTU exchange: the ATT_MTU now in use.
     case mtu(Int)
     /// A notification was sent to these connections.

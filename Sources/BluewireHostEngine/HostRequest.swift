@@ -144,7 +144,8 @@ public enum HostRequest: Hashable, Sendable {
     case watch(BluetoothAddress)
     /// Put the link's peer machine in the phase of a GATT procedure the application runs itself with
     /// `.attRequest`s (discovery by UUID, included services, descriptors, read by UUID, reliable writes:
-    /// Core Vol 3 Part G §4.4.2–§4.9.5): fires the phase's trigger and completes with `.done`, or fails
+    /// Core Vol 3 Part G §4.4.2–§4.9.5, which the engine also runs itself as `GATTClientRequest`s, the
+    /// machine's phases included): fires the phase's trigger and completes with `.done`, or fails
     /// with `.refused(state:trigger:)` where the table refuses it (a read before any discovery, or while
     /// another phase, the engine's or the application's, runs: one procedure at a time, as ATT has one
     /// request outstanding per bearer, Part F §3.3.2); nothing changes then. An engine procedure that
@@ -212,6 +213,16 @@ public enum GATTClientRequest: Hashable, Sendable {
     /// §3.2.9) is written whole or not at all; a refusal or a response that does not echo the part cancels
     /// the server's queue (Execute Write, cancel) before the request fails.
     case writeLong(handle: UInt16, value: [UInt8])
+    #if !BLUEWIRE_NO_GATT_CLIENT_EXTRAS
+    /// Write Long Characteristic Values (§4.9.4) from `offset` (a part of a long value): as `.writeLong`,
+    /// the first Prepare Write Request at `offset`, `offset` + the value's length at most 512 octets.
+    case writeLongAtOffset(handle: UInt16, value: [UInt8], offset: UInt16)
+    /// Reliable Writes (§4.9.5): every value queued on the server with Prepare Write Requests (each
+    /// split at ATT_MTU − 5 octets and its echo checked), then one Execute Write Request, so all are
+    /// written or none; a refusal or a wrong echo cancels the server's queue (Execute Write, cancel)
+    /// before the request fails. Completes with `.done`.
+    case reliableWrite([GATTHandleValue])
+    #endif
     /// Write Without Response (§4.9.1): completes as soon as the command is queued.
     case writeWithoutResponse(handle: UInt16, value: [UInt8])
     /// Signed Write Without Response (Core Vol 3 Part G §4.9.2): signed with this device's CSRK and its
@@ -222,6 +233,36 @@ public enum GATTClientRequest: Hashable, Sendable {
     case subscribe(GATTCharacteristic, indications: Bool, descriptorHandle: UInt16?)
     /// Write 0x0000 to the CCCD (§4.12.3).
     case unsubscribe(GATTCharacteristic, descriptorHandle: UInt16?)
+    #if !BLUEWIRE_NO_GATT_CLIENT_EXTRAS
+    // The procedures below are left out of builds with BLUEWIRE_NO_GATT_CLIENT_EXTRAS (the firmware
+    // images, whose applications discover the whole database in one `.discoverAll`). Each is one
+    // request, its ATT requests sent by the engine, and moves the peer's state machine as the others do
+    // (HostEngine+ClientPhases): discoveries of services fire DiscoverServices, discoveries inside a
+    // service DiscoverCharacteristics, reads Read.
+
+    /// Discover All Primary Services (§4.4.1) when `uuid` is nil, else Discover Primary Service by
+    /// Service UUID (§4.4.2). Completes with `.primaryServices`. The peer's machine ends in
+    /// Connected.Idle: reads by handle are accepted once characteristics are discovered.
+    case discoverPrimaryServices(uuid: BluetoothUUID?)
+    /// Find Included Services (§4.5.1) within the service's handle range: `.includedServices`.
+    case findIncludedServices(GATTService)
+    /// Discover All Characteristics of a Service (§4.6.1), or only those of type `uuid` (Discover
+    /// Characteristics by UUID, §4.6.2): `.characteristics`.
+    case discoverCharacteristics(GATTService, uuid: BluetoothUUID?)
+    /// Discover All Characteristic Descriptors (§4.7.1) between the characteristic's value handle and
+    /// its end handle: `.descriptors` (none, with nothing sent, when the range is empty).
+    case discoverDescriptors(GATTCharacteristic)
+    /// Read Using Characteristic UUID (§4.8.2): Read By Type Requests over the handle range until it
+    /// is covered, each value with its handle: `.handleValues`.
+    case readUsingCharacteristicUUID(BluetoothUUID, startingHandle: UInt16, endingHandle: UInt16)
+    /// Read Multiple Variable Length Characteristic Values (§4.8.5) and nothing else: one Read Multiple
+    /// Variable Length Request (a value the server cut at ATT_MTU stays cut); a server without it fails
+    /// the request with its Error Response. Completes with `.values`. (`.readMultiple` falls back.)
+    case readMultipleVariableLength(handles: [UInt16])
+    /// Read Multiple Characteristic Values (§4.8.4): one Read Multiple Request, the values concatenated
+    /// as the server sent them (only a client that knows each length can split them): `.value`.
+    case readMultipleConcatenated(handles: [UInt16])
+    #endif
     /// Exchange MTU (§4.3.1); completes with the ATT_MTU in use.
     case exchangeMTU
     /// The application already knows the server's handles without discovering them on this link: from

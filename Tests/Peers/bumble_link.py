@@ -47,7 +47,8 @@ Centrals take commands on standard input, one JSON object per line, each with "c
 
 GATT file: {"services": [{"uuid": "180D", "characteristics": [
     {"uuid": "2A37", "properties": ["READ", "NOTIFY"], "value": "0001"}]}]}
-A characteristic may also have "counter": N (and "size": S, default 4): when a client enables
+A service may have "includes": [INDEX, ...], the indexes of services listed before it, which it
+includes (Include declarations before its characteristics). A characteristic may also have "counter": N (and "size": S, default 4): when a client enables
 notifications or indications, N values are sent that way, each the sequence number 0...N-1 as 4
 little-endian bytes padded with zeros to S bytes, then EVENT {"counter_done": handle}. Writes to a
 characteristic are reported as EVENT {"write": handle, "value": hex}. With --gatt, the first EVENT
@@ -164,7 +165,9 @@ def gatt_services(path):
             characteristic = Characteristic(item['uuid'], properties, permissions, bytes.fromhex(item.get('value', '')))
             characteristic.counter = (item['counter'], item.get('size', 4)) if 'counter' in item else None
             characteristics.append(characteristic)
-        services.append(Service(service['uuid'], characteristics))
+        # "includes": indexes of services listed before this one (Include declarations, Core Vol 3 Part G §3.2).
+        included = [services[index] for index in service.get('includes', [])]
+        services.append(Service(service['uuid'], characteristics, included_services=included))
     return services
 
 

@@ -143,9 +143,15 @@ public struct EngineGATTClient: Sendable {
         _ = try await perform(.write(handle: handle, value: value))
     }
 
-    /// Write Long Characteristic Values (§4.9.4): Prepare Write Requests, then Execute Write.
-    public func writeLong(_ value: [UInt8], to handle: UInt16) async throws(GATTError) {
-        _ = try await perform(.writeLong(handle: handle, value: value))
+    /// Write Long Characteristic Values (§4.9.4): Prepare Write Requests of ATT_MTU − 5 octets from
+    /// `offset`, then Execute Write, one engine request. A refused part or a wrong echo cancels the
+    /// server's queue (Execute Write, cancel) before this throws, so nothing partial is written.
+    public func writeLong(_ value: [UInt8], to handle: UInt16, offset: UInt16 = 0) async throws(GATTError) {
+        if offset == 0 {
+            _ = try await perform(.writeLong(handle: handle, value: value))
+        } else {
+            _ = try await perform(.writeLongAtOffset(handle: handle, value: value, offset: offset))
+        }
     }
 
     /// Write Without Response (§4.9.1): a Write Command, done once handed to the bearer.
