@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
+import HostTestSupport
 import Testing
 
 /// The GATT client requests beyond `.discoverAll` and the reads and writes by handle
