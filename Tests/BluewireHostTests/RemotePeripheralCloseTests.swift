@@ -67,4 +67,23 @@ struct RemotePeripheralCloseTests {
         await fixture.close()
         #expect(fixture.link.clock.sleeperCount == 0)
     }
+
+    @Test("a peripheral with auto-connect is released once the application drops it (its queue's worker ends with it)")
+    func autoConnectKeepsNoCycle() async throws {
+        let fixture = try await RemotePeripheralTests.Fixture()
+        weak var released: RemotePeripheral?
+        do {
+            let remote = RemotePeripheral(host: fixture.centralHost, peer: fixture.remote.peer)
+            await remote.attachAutoConnect(idleDisconnect: .seconds(5))
+            let events = await remote.events()
+            #expect(try await remote.read(RemotePeripheralTests.value) == [0x42])
+            released = remote
+            await fixture.centralHost.close()
+            for await _ in events {}
+        }
+        await fixture.close()
+        // The link's watcher ends a few hops after the events (bounded: a cycle never lets go).
+        for _ in 0..<1_000 where released != nil { await Task.yield() }
+        #expect(released == nil, "the peripheral (and its queue's parked worker) outlived every reference to it")
+    }
 }

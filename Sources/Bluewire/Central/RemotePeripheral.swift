@@ -121,7 +121,9 @@ public actor RemotePeripheral: ConnectionEstablisher {
     public func attachAutoConnect(resumeAttempts: Int = 0, idleDisconnect: Duration? = nil) async {
         autoConnect = true
         idleTimeout = idleDisconnect
-        await queue.attach(AutoConnectDecorator(establisher: self, resumeAttempts: resumeAttempts), outermost: true)
+        // Weakly: the queue holds the decorator and the peripheral holds the queue, so a strong
+        // establisher would keep the peripheral, its queue and its parked worker task alive for ever.
+        await queue.attach(AutoConnectDecorator(establisher: WeakRemotePeripheral(self), resumeAttempts: resumeAttempts), outermost: true)
     }
 
     /// Attaches a decorator (innermost of those attached so far) to the operations submitted from now on.
@@ -244,4 +246,21 @@ public actor RemotePeripheral: ConnectionEstablisher {
         await task.value
         disconnecting = nil
     }
+}
+
+/// A `RemotePeripheral` as its own queue's `ConnectionEstablisher`, held weakly (see `attachAutoConnect`).
+/// A peripheral already released has no link to bring up.
+struct WeakRemotePeripheral: ConnectionEstablisher {
+    weak var peripheral: RemotePeripheral?
+
+    init(_ peripheral: RemotePeripheral) { self.peripheral = peripheral }
+
+    func ensureConnected() async throws(OperationError) {
+        guard let peripheral else { throw .notConnected }
+        try await peripheral.ensureConnected()
+    }
+
+    func operationStarted() async { await peripheral?.operationStarted() }
+
+    func operationEnded() async { await peripheral?.operationEnded() }
 }
