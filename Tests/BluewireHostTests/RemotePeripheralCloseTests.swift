@@ -86,4 +86,20 @@ struct RemotePeripheralCloseTests {
         for _ in 0..<1_000 where released != nil { await Task.yield() }
         #expect(released == nil, "the peripheral (and its queue's parked worker) outlived every reference to it")
     }
+
+    @Test("a peripheral whose events are being read is released once the application drops it")
+    func eventsKeepNoCycle() async throws {
+        let fixture = try await RemotePeripheralTests.Fixture()
+        weak var released: RemotePeripheral?
+        let events: AsyncStream<RemotePeripheralEvent>
+        do {
+            let remote = RemotePeripheral(host: fixture.centralHost, peer: fixture.remote.peer)
+            events = await remote.events()
+            released = remote
+        }
+        for _ in 0..<1_000 where released != nil { await Task.yield() }
+        #expect(released == nil, "the peripheral outlived every reference to it: its event continuation held it")
+        _ = events
+        await fixture.close()
+    }
 }

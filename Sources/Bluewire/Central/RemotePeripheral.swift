@@ -144,7 +144,9 @@ public actor RemotePeripheral: ConnectionEstablisher {
         let id = nextID
         nextID += 1
         observers[id] = continuation
-        continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
+        // Weakly: the peripheral holds the continuation, so a strong capture would keep it alive for
+        // as long as the sequence is not ended (for ever, for a consumer that waits on it).
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeObserver(id) } }
         return stream
     }
 
