@@ -72,7 +72,7 @@ enum KeyFile {
         try write(Array((BondFile.encode(bonds, localAddress: localAddress) + "\n").utf8), to: path)
     }
 
-    /// Writes an encoded bond file (`save`'s second half, also run off the host by `BondSaver`).
+    /// Writes an encoded bond file (`save`'s second half).
     static func write(_ bytes: [UInt8], to path: String) throws(CLIError) {
         do {
             try PrivateFile.replace(path, with: bytes)

@@ -1,5 +1,6 @@
 import Bluewire
 import Foundation
+import Synchronization
 
 /// A bond file as the identity of a command that connects and may pair (`pair`, `gatt read|write|
 /// subscribe`): its bonds go to the engine before connecting, its local address is used again (peers
@@ -61,11 +62,25 @@ struct KeyFileIdentity {
     /// Writes the engine's bond with `peer` to the file, replacing an older one with the same peer and
     /// keeping the other peers' bonds, with the host's local address. Nothing when the file is not in
     /// use or the engine holds no bond with `peer`.
+    ///
+    /// Through a `BondFileWriter`, as `serve` saves: the file is encoded and replaced atomically on the
+    /// writer's thread (a symbolic link stays a link), never on the host's executor or the task that
+    /// asked, so a large store does not hold the links (the command's others: an `l2cap listen` with
+    /// several centrals) while it is written. Returns once the file is written; a file that could not
+    /// be written is an error naming it.
     func save(from host: EngineHost, peer: BluetoothAddress) async throws(CLIError) {
         guard inUse else { return }
         let new = await host.bonds.filter { $0.peer.value == peer.value }
         guard !new.isEmpty else { return }
         let others = contents.bonds.filter { $0.peer.value != peer.value }
-        try KeyFile.save(others + new, localAddress: await host.localAddress, to: path)
+        let failure = Mutex<PrivateFile.Failure?>(nil)
+        let writer = BondFileWriter(path: path, report: { outcome in
+            if case .failure(let reason) = outcome.result { failure.withLock { $0 = reason } }
+        })
+        writer.save(others + new, localAddress: await host.localAddress)
+        await writer.flush()
+        if let reason = failure.withLock({ $0 }) {
+            throw CLIError("cannot write bond file \(path): \(reason.reason)")
+        }
     }
 }

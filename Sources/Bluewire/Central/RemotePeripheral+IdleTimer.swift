@@ -13,7 +13,7 @@ extension RemotePeripheral {
     /// clock past it sees the disconnection whenever the timer task gets to sleep.
     public func operationEnded() async {
         activeOperations = max(0, activeOperations - 1)
-        guard let idleTimeout, activeOperations == 0, slot.link != nil else { return }
+        guard let idleTimeout, activeOperations == 0, slot.link != nil, !hostEnded else { return }
         stopIdleTimer()
         let generation = idleTimer.generation
         let clock = host.clock
@@ -28,7 +28,7 @@ extension RemotePeripheral {
         }
     }
 
-    private func stopIdleTimer() {
+    func stopIdleTimer() {
         idleTimer.generation &+= 1
         idleTimer.task?.cancel()
         idleTimer.task = nil

@@ -74,6 +74,12 @@ public actor RemotePeripheral: ConnectionEstablisher {
     var subscriptions: [UInt64: RemoteSubscriptionState] = [:]
     var nextID: UInt64 = 1
     var observers: [UInt64: AsyncStream<RemotePeripheralEvent>.Continuation] = [:]
+    /// Connects under way (`establishLinkIfNeeded`) and tasks waiting for a link's end (`watch`), for
+    /// `pendingWork`.
+    var connectsUnderWay = 0
+    var linkWatchers = 0
+    /// The host closed (or its transport ended): nothing can connect again, so nothing is kept waiting.
+    var hostEnded = false
     /// How many links this peripheral has had.
     public private(set) var connectionCount = 0
     /// Why the last link ended, if one has.
@@ -115,7 +121,9 @@ public actor RemotePeripheral: ConnectionEstablisher {
     public func attachAutoConnect(resumeAttempts: Int = 0, idleDisconnect: Duration? = nil) async {
         autoConnect = true
         idleTimeout = idleDisconnect
-        await queue.attach(AutoConnectDecorator(establisher: self, resumeAttempts: resumeAttempts), outermost: true)
+        // Weakly: the queue holds the decorator and the peripheral holds the queue, so a strong
+        // establisher would keep the peripheral, its queue and its parked worker task alive for ever.
+        await queue.attach(AutoConnectDecorator(establisher: WeakRemotePeripheral(self), resumeAttempts: resumeAttempts), outermost: true)
     }
 
     /// Attaches a decorator (innermost of those attached so far) to the operations submitted from now on.
@@ -125,13 +133,20 @@ public actor RemotePeripheral: ConnectionEstablisher {
 
     // MARK: Events
 
-    /// Every event from now on (connections, reconnections, disconnections, idle disconnects).
+    /// Every event from now on (connections, reconnections, disconnections, idle disconnects), until
+    /// the host closes: the sequence then ends (at once, for one asked for after that).
     public func events() -> AsyncStream<RemotePeripheralEvent> {
         let (stream, continuation) = AsyncStream<RemotePeripheralEvent>.makeStream(bufferingPolicy: .unbounded)
+        if hostEnded {
+            continuation.finish()
+            return stream
+        }
         let id = nextID
         nextID += 1
         observers[id] = continuation
-        continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
+        // Weakly: the peripheral holds the continuation, so a strong capture would keep it alive for
+        // as long as the sequence is not ended (for ever, for a consumer that waits on it).
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeObserver(id) } }
         return stream
     }
 
@@ -159,6 +174,8 @@ public actor RemotePeripheral: ConnectionEstablisher {
         slot.link = nil
         emit(.connecting)
         let connection: EngineConnection
+        connectsUnderWay += 1
+        defer { connectsUnderWay -= 1 }
         do {
             // A peer whose last link failed (a connect timeout, an ATT timeout, a controller error)
             // is in Error, where the host refuses Connect until Reset. Asking this object for a link
@@ -167,6 +184,8 @@ public actor RemotePeripheral: ConnectionEstablisher {
             connection = try await host.connect(
                 to: peer, parameters: configuration.connectionParameters, timeout: configuration.connectionTimeout)
         } catch {
+            // The host closed under the attempt (its close fails every request): no link will come.
+            if error == .notRunning { await hostMayHaveEnded() }
             throw .connectionFailed(error)
         }
         let gatt = await connection.gatt
@@ -189,6 +208,7 @@ public actor RemotePeripheral: ConnectionEstablisher {
 
     /// Hears when `connection` ends: forgets the link and, without auto-connect, fails what is queued.
     private func watch(_ link: RemotePeripheralLink) {
+        linkWatchers += 1
         Task {
             let reason = await link.connection.disconnection()
             await self.linkEnded(link.number, reason: reason)
@@ -197,10 +217,19 @@ public actor RemotePeripheral: ConnectionEstablisher {
 
     private func linkEnded(_ number: Int, reason: HCIStatus) async {
         // Compared by number: a new connection may reuse the handle, so `EngineConnection`s compare equal.
+        linkWatchers -= 1
         if slot.link?.number == number { slot.link = nil }
+        // No link to release any more: an idle timer left running would sleep on the host's clock
+        // for ever once the host closed.
+        stopIdleTimer()
         lastDisconnection = reason
         for id in subscriptions.keys { subscriptions[id]?.active = nil }
         emit(.disconnected(reason: reason))
+        // The host closed (which ends every link): nothing will reconnect, whatever is attached.
+        if await hostMayHaveEnded() {
+            await queue.failAll(with: .disconnected(reason: reason.rawValue))
+            return
+        }
         // Asked for (`disconnect()`, the idle timer): what is queued runs next, connecting if it may.
         guard !autoConnect, droppingLink != number else { return }
         // Nothing will bring the link back: answer everyone now.
@@ -219,4 +248,21 @@ public actor RemotePeripheral: ConnectionEstablisher {
         await task.value
         disconnecting = nil
     }
+}
+
+/// A `RemotePeripheral` as its own queue's `ConnectionEstablisher`, held weakly (see `attachAutoConnect`).
+/// A peripheral already released has no link to bring up.
+struct WeakRemotePeripheral: ConnectionEstablisher {
+    weak var peripheral: RemotePeripheral?
+
+    init(_ peripheral: RemotePeripheral) { self.peripheral = peripheral }
+
+    func ensureConnected() async throws(OperationError) {
+        guard let peripheral else { throw .notConnected }
+        try await peripheral.ensureConnected()
+    }
+
+    func operationStarted() async { await peripheral?.operationStarted() }
+
+    func operationEnded() async { await peripheral?.operationEnded() }
 }

@@ -19,3 +19,8 @@ extension EngineHost {
         PendingWork(requests: waiters.count, eventStreams: observers.count, stateWaiters: stateWaiters.count, timerArmed: timerTask != nil)
     }
 }
+
+extension EngineHost {
+    /// Closed, or its transport ended: no request will run again (a closed host never reopens).
+    var hasEnded: Bool { isClosed || transportFailure != nil }
+}
