@@ -8,7 +8,8 @@ start-up is included for every tool; the capture sizes keep start-up small next 
   summary: counts per protocol                bluewire decode --summary FILE | tshark -q -z io,phs -r FILE
 (tshark has no parse-only mode that skips dissection; its text run is its full decode.)
 And Bluewire's own JSON against its text: the CPU time (user + system) of `decode --json` over
-`decode -v` (the goal: at most 1.5x).
+`decode -v` (the goal: at most 1.5x); and Bluewire's process start alone (`bluewire --version`:
+wall and CPU time, peak RSS), which every decode pays.
 
 Usage: compare_decoders.py [--bluewire PATH] [--python PATH] [--repeat N] CAPTURE...
 Needs: a release build of bluewire, tshark (Debian), and a Python with bumble (PyPI).
@@ -39,18 +40,26 @@ print(count)
 '''
 
 
+def run_once(command):
+    """One run: (wall seconds, user + system CPU seconds, peak RSS in MB), or None if it failed."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    if status != 0:
+        return None
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
 def timed(command, repeat, cpu=False):
     """The fastest of `repeat` runs: wall seconds, or with `cpu` the child's user + system seconds."""
     best = None
     for _ in range(repeat):
-        start = time.perf_counter()
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(process.pid, 0)
-        elapsed = time.perf_counter() - start
-        if status != 0:
+        measured = run_once(command)
+        if measured is None:
             return None
-        measured = usage.ru_utime + usage.ru_stime if cpu else elapsed
-        best = measured if best is None else min(best, measured)
+        value = measured[1] if cpu else measured[0]
+        best = value if best is None else min(best, value)
     return best
 
 
@@ -72,6 +81,10 @@ def main():
     parser.add_argument('--python', default='.venv/bin/python')
     parser.add_argument('--repeat', type=int, default=3)
     args = parser.parse_args()
+    starts = [run_once([args.bluewire, '--version']) for _ in range(max(args.repeat, 5))]
+    if all(starts):
+        print(f'bluewire process start (--version): {min(s[0] for s in starts) * 1000:.1f} ms wall, '
+              f'{min(s[1] for s in starts) * 1000:.1f} ms CPU, {max(s[2] for s in starts):.1f} MB peak RSS')
     for capture in args.captures:
         n = records(capture)
         runs = {
@@ -95,9 +108,10 @@ def main():
         print(f'  bluewire vs tshark (text):  {ratio("bluewire text", "tshark text")}')
         print(f'  bluewire vs bumble (text):  {ratio("bluewire text", "bumble text")}')
         print(f'  bluewire vs bumble (parse): {ratio("bluewire parse", "bumble parse")}')
-        print(f'  bluewire vs tshark (summary, io,phs): {ratio("bluewire summary", "tshark phs")}')
+        print(f'  bluewire vs tshark (summary, io,phs): {ratio("bluewire summary", "tshark phs")} (goal: at least 20x)')
         if cpu['json'] and cpu['verbose']:
-            print(f'  decode --json CPU {cpu["json"]:.3f} s, -v {cpu["verbose"]:.3f} s: {cpu["json"] / cpu["verbose"]:.2f}x')
+            print(f'  decode --json CPU {cpu["json"]:.3f} s, -v {cpu["verbose"]:.3f} s: '
+                  f'{cpu["json"] / cpu["verbose"]:.2f}x (goal: at most 1.5x)')
 
 
 if __name__ == '__main__':

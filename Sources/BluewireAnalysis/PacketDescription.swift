@@ -153,41 +153,11 @@ public struct PacketDescription: Sendable {
             + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 
-    /// The description as one JSON object (no newline).
+    /// The description as one JSON object (no newline); `appendJSON(to:)` builds it.
     public var json: String {
-        // The line holds the summary and, in fields, the same facts again, plus the fixed keys.
-        var writer = JSONWriter(reservingCapacity: 160 + 2 * summary.utf8.count)
-        writer.beginObject()
-        writer.field("index", index)
-        writer.field("time_us", relativeTime)
-        writer.field("delta_us", deltaTime)
-        if let unixTime { writer.field("unix_time_us", unixTime) }
-        if let controllerIndex { writer.field("controller_index", Int(controllerIndex)) }
-        switch direction {
-        case .hostToController?: writer.field("direction", "host_to_controller")
-        case .controllerToHost?: writer.field("direction", "controller_to_host")
-        case nil: writer.key("direction"); writer.null()
-        }
-        writer.field("kind", kind)
-        writer.field("summary", summary)
-        for (name, value) in fields {
-            // A field never repeats one of the line's own keys (strict JSON has no duplicate keys).
-            writer.key(PacketDescription.isReserved(name) ? "field_" + name : name)
-            switch value {
-            case .string(let text): writer.string(text)
-            case .integer(let number): writer.integer(number)
-            case .bool(let flag): writer.bool(flag)
-            case .strings(let list):
-                writer.beginArray()
-                for item in list { writer.string(item) }
-                writer.endArray()
-            }
-        }
-        if let error {
-            writer.field("error", error.description)
-        }
-        writer.endObject()
-        return writer.text
+        var bytes: [UInt8] = []
+        appendJSON(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// btmon's `-v`-like tree: the line, then every field on its own indented line (list items one

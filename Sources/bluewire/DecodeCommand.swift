@@ -119,8 +119,12 @@ struct DecodeCommand: ParsableCommand {
                 if describer.format == nil { describer.format = reader.format }
                 let d = describer.description(of: record)
                 guard filter.matches(d) else { continue }
-                output.write(json ? d.json : verbose ? d.tree : d.line)
-                output.write("\n")
+                if json {
+                    output.writeJSONLine(d)
+                } else {
+                    output.write(verbose ? d.tree : d.line)
+                    output.write("\n")
+                }
             }
         } catch {
             output.flush()
@@ -160,6 +164,13 @@ final class DecodeOutput {
 
     func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    /// The record's JSON object and a newline, built in the buffer itself.
+    func writeJSONLine(_ description: PacketDescription) {
+        description.appendJSON(to: &buffer)
+        buffer.append(UInt8(ascii: "\n"))
         if buffer.count >= 1 << 16 { flush() }
     }
 
