@@ -64,37 +64,41 @@ ControllerMode = le
 [GATT]
 Channels = 3
 CONF
-bluetoothd -n -d -f "$work/main.conf" >"$work/bluetoothd.log" 2>&1 &
-bluetoothd=$!
-for _ in $(seq 100); do bluetoothctl list 2>/dev/null | grep -q Controller && break; sleep 0.2; done
-bluetoothctl power on >"$work/bluetoothctl.log" 2>&1
-timeout 30 bluetoothctl --timeout 20 scan le >>"$work/bluetoothctl.log" 2>&1 &
-scanner=$!
-for _ in $(seq 200); do
-  bluetoothctl devices 2>/dev/null | grep -qi "$address" && break
-  sleep 0.1
-done
-bluetoothctl devices | grep -qi "$address" || finish FAIL "bluetoothd did not find serve's advertisement ($address)"
-# Discovery belongs to the D-Bus client that started it: `bluetoothctl scan off` from another
-# process is refused, and a discovery left running makes bluetoothd restart it under the kernel's
-# LE connection attempt, which the kernel then aborts ("le-connection-abort-by-local"). So the
-# scanning client itself goes, and the connect waits until the adapter has stopped discovering.
-kill "$scanner" 2>/dev/null
-wait "$scanner" 2>/dev/null
-for _ in $(seq 100); do
-  bluetoothctl show 2>/dev/null | grep -q 'Discovering: no' && break
-  sleep 0.1
-done
-bluetoothctl show 2>/dev/null | grep 'Discovering' >>"$work/bluetoothctl.log"
-# Should the kernel still abort an attempt (under TCG its 20 s LE connection timeout is tight),
-# one more attempt: that is the kernel's pace, not what is tested.
-for attempt in 1 2; do
-  bluetoothctl connect "$address" >>"$work/bluetoothctl.log" 2>&1
+# bluetoothd 5.66 has crashed (SIGSEGV) in this step once, and bluetoothctl waits for ever for a
+# bluetoothd that is gone: every bluetoothctl call has a time limit, and a try whose bluetoothd died
+# starts it again. Up to three tries, each: start bluetoothd if needed, find serve, stop the scanning
+# client, connect, and wait 30 s for an EATT bearer.
+start_bluetoothd() {
+  bluetoothd -n -d -f "$work/main.conf" >>"$work/bluetoothd.log" 2>&1 &
+  bluetoothd=$!
+  for _ in $(seq 100); do timeout 5 bluetoothctl list 2>/dev/null | grep -q Controller && break; sleep 0.2; done
+  timeout 10 bluetoothctl power on >>"$work/bluetoothctl.log" 2>&1
+}
+for attempt in 1 2 3; do
+  kill -0 "${bluetoothd:-0}" 2>/dev/null || start_bluetoothd
+  timeout 30 bluetoothctl --timeout 20 scan le >>"$work/bluetoothctl.log" 2>&1 &
+  scanner=$!
+  for _ in $(seq 200); do
+    timeout 5 bluetoothctl devices 2>/dev/null | grep -qi "$address" && break
+    sleep 0.1
+  done
+  # Discovery belongs to the D-Bus client that started it: `bluetoothctl scan off` from another
+  # process is refused, and a discovery left running makes bluetoothd restart it under the kernel's
+  # LE connection attempt, which the kernel then aborts ("le-connection-abort-by-local"). So the
+  # scanning client itself goes, and the connect waits until the adapter has stopped discovering.
+  kill "$scanner" 2>/dev/null
+  wait "$scanner" 2>/dev/null
+  for _ in $(seq 100); do
+    timeout 5 bluetoothctl show 2>/dev/null | grep -q 'Discovering: no' && break
+    sleep 0.1
+  done
+  timeout 40 bluetoothctl connect "$address" >>"$work/bluetoothctl.log" 2>&1
   for _ in $(seq 300); do
     grep -q '^eatt bearer 0x' "$work/serve.log" && break 2
     sleep 0.1
   done
-  echo "kernel-eatt: connect attempt $attempt opened no EATT bearer within 30 s" >>"$work/bluetoothctl.log"
+  echo "kernel-eatt: try $attempt opened no EATT bearer (bluetoothd $(kill -0 "$bluetoothd" 2>/dev/null && echo running || echo gone))" >>"$work/bluetoothctl.log"
+  timeout 10 bluetoothctl disconnect "$address" >>"$work/bluetoothctl.log" 2>&1
 done
 grep -q '^eatt bearer 0x' "$work/serve.log" || finish FAIL "no EATT bearer opened by bluetoothd"
 sleep 2
@@ -105,7 +109,7 @@ reads_before=$(grep -c '^read 0x' "$work/serve.log")
   timeout 30 bluetoothctl >>"$work/bluetoothctl.log" 2>&1
 reads_after=$(grep -c '^read 0x' "$work/serve.log")
 [ "$reads_after" -gt "$reads_before" ] || finish FAIL "bluetoothd's read did not reach serve"
-bluetoothctl disconnect "$address" >>"$work/bluetoothctl.log" 2>&1
+timeout 10 bluetoothctl disconnect "$address" >>"$work/bluetoothctl.log" 2>&1
 kill -INT "$monitor" 2>/dev/null
 wait "$monitor" 2>/dev/null
 monitor=""
