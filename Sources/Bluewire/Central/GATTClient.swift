@@ -197,11 +197,7 @@ public struct GATTClient: Sendable {
             try await context.perform(DiscoverCharacteristics(of: service, uuid: uuid))
         }
         session.withState { state in
-            guard uuid != nil else { return state.cache.insert(characteristics: found, of: service) }
-            // By UUID finds a subset: merge it with what is known of the service.
-            var merged = (state.cache.characteristics[service.handle] ?? []).filter { old in !found.contains { $0.handle == old.handle } }
-            merged += found
-            state.cache.insert(characteristics: merged.sorted { $0.handle < $1.handle }, of: service)
+            if uuid == nil { state.cache.insert(characteristics: found, of: service) } else { state.cache.merge(characteristics: found, of: service) }
         }
         return found
     }

@@ -42,10 +42,7 @@ extension EngineGATTClient {
     public func discoverCharacteristics(of service: GATTService, uuid: BluetoothUUID? = nil) async throws(GATTError) -> [GATTCharacteristic] {
         guard case .characteristics(let found) = try await perform(.discoverCharacteristics(service, uuid: uuid)) else { throw Self.mismatch }
         session.withState { state in
-            guard uuid != nil else { return state.cache.insert(characteristics: found, of: service) }
-            var merged = (state.cache.characteristics[service.handle] ?? []).filter { old in !found.contains { $0.handle == old.handle } }
-            merged += found
-            state.cache.insert(characteristics: merged.sorted { $0.handle < $1.handle }, of: service)
+            if uuid == nil { state.cache.insert(characteristics: found, of: service) } else { state.cache.merge(characteristics: found, of: service) }
         }
         return found
     }

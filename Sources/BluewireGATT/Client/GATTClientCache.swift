@@ -34,6 +34,14 @@ public struct GATTClientCache: Hashable, Sendable {
         characteristics[service.handle] = found
     }
 
+    /// Records characteristics found by UUID (Discover Characteristics by UUID, §4.6.2): a subset of
+    /// the service's, so it is merged with what is known of the service, in handle order.
+    public mutating func merge(characteristics found: [GATTCharacteristic], of service: GATTService) {
+        var merged = (characteristics[service.handle] ?? []).filter { old in !found.contains { $0.handle == old.handle } }
+        merged += found
+        characteristics[service.handle] = merged.sorted { $0.handle < $1.handle }
+    }
+
     /// Records the descriptors discovered for `characteristic`.
     public mutating func insert(descriptors found: [GATTDescriptor], of characteristic: GATTCharacteristic) {
         descriptors[characteristic.handle] = found
