@@ -8,7 +8,7 @@ public final class ScriptedStreamServer: Sendable {
     public enum Behaviour: Sendable {
         /// Accept and never answer (keeps the connection open until `stop`).
         case silent
-        /// Send these bytes, then close the connection.
+        /// Send these bytes, then end the stream (and close once the client has hung up).
         case sendThenClose([UInt8])
         /// Read nothing until `startReading()`, so the client's writes fill the kernel's buffers;
         /// then read everything until the client hangs up (`received`).
@@ -57,6 +57,13 @@ public final class ScriptedStreamServer: Sendable {
                 while read(client, &byte, 1) > 0 {}
             case .sendThenClose(let bytes):
                 _ = bytes.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                // The end of the stream right after the bytes (FIN), then read what the client sent
+                // until it hangs up: closing with its bytes unread would make TCP reset the
+                // connection instead, and the client could see "connection reset" before it had
+                // read our bytes, depending on timing.
+                shutdown(client, Int32(SHUT_WR))
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while buffer.withUnsafeMutableBytes({ read(client, $0.baseAddress, $0.count) }) > 0 {}
             case .stalledReader:
                 readGate.wait()
                 var buffer = [UInt8](repeating: 0, count: 64 * 1024)

@@ -284,7 +284,11 @@ async def open_single_host_tcp_server(listener, spelling):
             if self.sink.transport is not None and not peer_has_left(self.sink.transport):
                 self.refused = True
                 print(f'bumble_link: {spelling}: refused a second host (another one is connected)', file=sys.stderr, flush=True)
-                transport.close()
+                # End of stream now, then read (and drop) what the host sends until it hangs up:
+                # closing with its Reset unread would make TCP reset the connection, and the host
+                # would see "connection reset" instead of the end of stream, depending on timing.
+                transport.write_eof()
+                asyncio.get_running_loop().call_later(10, transport.close)
                 return
             if self.sink.transport is not None:
                 self.sink.transport.close()   # the previous host left; its end of stream is still unread
