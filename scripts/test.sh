@@ -91,16 +91,18 @@ swift package --disable-sandbox generate-documentation --target Bluewire --warni
 # Each run has a time limit (about three times what it takes on a loaded 2-core machine): a test that
 # hangs stops the run there, and the tests that started but never finished are named, instead of the
 # whole job running into the CI's own limit with nothing said.
+# Log lines below error level (the hostile-peer tests provoke thousands of "malformed PDU" warnings)
+# stay in .build/test-output-*.txt; the console shows results, failures and errors.
+console_lines() {
+  awk '/^[0-9-]+T[0-9:]+[+-][0-9]+ (trace|debug|info|notice|warning) / { next }
+       !/^(◇|✔|􀟈|􁁛) (Test|Suite) / || /Test run with/ { print; fflush() }'
+}
 run_tests() {
   local label=$1 limit=$2; shift 2
   step "swift test ($label)"
   set +e
-  # Log lines below error level (the hostile-peer tests provoke thousands of "malformed PDU"
-  # warnings) stay in .build/test-output-*.txt; the console shows results, failures and errors.
   # timeout(1) signals its whole process group, so the test runner swift test started goes too.
-  timeout -s INT -k 30 "$limit" swift test --skip-build "$@" 2>&1 | tee ".build/test-output-$label.txt" \
-    | awk '/^[0-9-]+T[0-9:]+[+-][0-9]+ (trace|debug|info|notice|warning) / { next }
-           !/^(◇|✔|􀟈|􁁛) (Test|Suite) / || /Test run with/ { print; fflush() }'
+  timeout -s INT -k 30 "$limit" swift test --skip-build "$@" 2>&1 | tee ".build/test-output-$label.txt" | console_lines
   local status=${PIPESTATUS[0]}
   set -e
   if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
@@ -119,8 +121,38 @@ unfinished_tests() {
     /^Test Case .* (passed|failed|skipped)/ { name = $3 " " $4; delete open[name] }
     END { for (name in open) print "  " name }' "$1"
 }
-# The peer tests run one at a time: several of them wait on subprocesses and wall clocks, and with
-# two cooperative threads in parallel they would starve each other's timers.
+# The peer tests run one at a time within a run (--no-parallel): several of them wait on subprocesses
+# and wall clocks, and with two cooperative threads in parallel they would starve each other's timers.
+# They run as two such runs side by side: InteropTests (the CLI and the examples as processes) and the
+# other peer targets. Every test starts its own peers (bumble controllers on free ports, its own
+# processes), so the two runs share no controller. The test bundle is run directly: two `swift test`
+# processes would wait for each other's lock on .build. Each run's output is in
+# .build/test-output-LABEL-N.txt and is shown when both have ended.
+run_tests_side_by_side() {
+  local label=$1 limit=$2 first=$3 second=$4
+  step "swift test ($label: two runs side by side)"
+  local bundle pids=() statuses=() i pid failed=0
+  bundle="$(swift build --show-bin-path)/BluewirePackageTests.xctest"
+  set +e
+  for filter in "$first" "$second"; do
+    timeout -s INT -k 30 "$limit" "$bundle" --testing-library swift-testing --no-parallel --filter "$filter" \
+      >".build/test-output-$label-$(( ${#pids[@]} + 1 )).txt" 2>&1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid"; statuses+=($?); done
+  set -e
+  for i in 1 2; do
+    local output=".build/test-output-$label-$i.txt" status=${statuses[$((i - 1))]}
+    echo "-- $label, run $i of 2 ($([ "$i" = 1 ] && echo "$first" || echo "$second"))"
+    console_lines <"$output"
+    if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+      echo "run $i did not finish within $limit; started and never finished:"
+      unfinished_tests "$output"
+    fi
+    [ "$status" -eq 0 ] || { echo "swift test ($label, run $i) failed (status $status)"; failed=$status; }
+  done
+  [ "$failed" -eq 0 ] || exit "$failed"
+}
 peers='InteropTests|BluewireTransportTests|BluewireHostTests|BluewireHostEnginePeerTests|BumbleSMPTests'
 run_tests units 25m --skip "$peers"
 
@@ -131,7 +163,9 @@ run_tests units 25m --skip "$peers"
 wait_for fuzz-build
 background fuzz bash scripts/fuzz.sh all 12
 
-run_tests peers 40m --no-parallel --filter "$peers"
+# InteropTests alone (anchored: other targets have suites whose names end in InteropTests), and
+# every other peer target.
+run_tests_side_by_side peers 40m '^InteropTests\.' "$(tr '|' '\n' <<<"$peers" | grep -vx InteropTests | paste -sd '|')"
 wait_for fuzz
 
 # The firmware images (Examples/Firmware) under QEMU's mps2-an386, their H4 UART on a bumble

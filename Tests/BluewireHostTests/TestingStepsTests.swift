@@ -9,7 +9,7 @@ struct TestingStepsTests {
         .deletingLastPathComponent()
 
     /// One key per step of the script, in order: the script a line runs, `swift build`, DocC, and the
-    /// two `run_tests` runs. Lines inside functions (indented) are not steps.
+    /// two test runs (`run_tests`, `run_tests_side_by_side`). Lines inside functions (indented) are not steps.
     static func scriptSteps(_ text: String) -> [String] {
         var steps: [String] = []
         for line in text.split(separator: "\n").map(String.init) where !line.hasPrefix(" ") && !line.hasPrefix("#") {
@@ -19,7 +19,7 @@ struct TestingStepsTests {
                 steps.append("swift build")
             } else if line.hasPrefix("swift package"), line.contains("generate-documentation") {
                 steps.append("generate-documentation")
-            } else if line.hasPrefix("run_tests ") {
+            } else if line.hasPrefix("run_tests ") || line.hasPrefix("run_tests_side_by_side ") {
                 steps.append("tests " + line.split(separator: " ")[1])
             }
         }
