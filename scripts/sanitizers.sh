@@ -49,9 +49,10 @@ export PATH="$PWD/.venv/bin:$PATH"
 # Swift's backtracer would catch the sanitizers' SIGABRT and exit 0; the sanitizer report is what we want.
 export SWIFT_BACKTRACE=enable=no
 
-# The same split as scripts/test.sh (its `peers=` line), so both run the same tests the same way.
-peers=$(sed -n "s/^peers='\(.*\)'$/\1/p" scripts/test.sh)
-[ -n "$peers" ] || { echo "sanitizers: no peers='...' line in scripts/test.sh" >&2; exit 2; }
+# The same split as scripts/test.sh: both read the peer tests' targets from scripts/peer-suites.txt,
+# so both run the same tests the same way.
+peers=$(paste -sd'|' scripts/peer-suites.txt)
+[[ $peers =~ ^[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*$ ]] || { echo "scripts/peer-suites.txt: one test target or suite name a line, nothing else" >&2; exit 2; }
 
 failed=0
 summary=()

@@ -85,8 +85,11 @@ unfinished_tests() {
     END { for (name in open) print "  " name }' "$1"
 }
 # The peer tests run one at a time: several of them wait on subprocesses and wall clocks, and with
-# two cooperative threads in parallel they would starve each other's timers.
-peers='InteropTests|BluewireTransportTests|BluewireHostTests|BluewireHostEnginePeerTests|BumbleSMPTests'
+# two cooperative threads in parallel they would starve each other's timers. Their test targets are
+# listed once, in scripts/peer-suites.txt (one a line), which scripts/sanitizers.sh reads too.
+peers=$(paste -sd'|' scripts/peer-suites.txt)
+# A blank or malformed line would make the regex match every test (an empty alternative).
+[[ $peers =~ ^[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*$ ]] || { echo "scripts/peer-suites.txt: one test target or suite name a line, nothing else" >&2; exit 2; }
 run_tests units 25m --skip "$peers"
 
 # Every libFuzzer target (Fuzz/README.md) replays its committed corpus and crash regressions, then
