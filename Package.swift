@@ -13,6 +13,14 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+/// scripts/sanitizers.sh builds with BLUEWIRE_SANITIZER_BUILD=1: the executable then links the Swift runtime
+/// and Foundation as shared libraries, as the test bundle does. `-static-stdlib` links with
+/// `--exclude-libs ALL`, which also hides the sanitizer runtime's malloc and free from the shared C
+/// library: what glibc allocates itself (`getline` under `readLine()`) is freed through the sanitizer,
+/// an "attempting free on address which was not malloc()-ed" abort, and LeakSanitizer cannot scan
+/// what libstdc++ allocates for the runtime's caches. The code under test is the same either way.
+let sanitizerBuild = Context.environment["BLUEWIRE_SANITIZER_BUILD"] == "1"
+
 /// What a statically linked Foundation needs besides libFoundation.a (the static modules' autolink list).
 let staticFoundationArchives = [
     "CoreFoundation", "_FoundationICU", "FoundationInternationalization", "FoundationEssentials",
@@ -129,7 +137,8 @@ let package = Package(
             // modules were compiled against the shared Foundation, whose autolink entries name only
             // libFoundation: the static archives it needs besides are named here. lld, because gold
             // repeats glibc's link-time note on the `mktemp` inside FoundationEssentials as a warning.
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"] + staticFoundationArchives, .when(platforms: [.linux]))]
+            linkerSettings: sanitizerBuild ? []
+                : [.unsafeFlags(["-static-stdlib", "-use-ld=lld"] + staticFoundationArchives, .when(platforms: [.linux]))]
         ),
 
         // MARK: examples (README "Examples")

@@ -31,6 +31,21 @@
 # stack runs through a global's one-time initializer (`swift::threading_impl::once_slow`): a global
 # is built once and lives as long as the process, so this cannot hide a leak that grows with use.
 #
+# Leaks in the `bluewire` processes the tests run are listed but not counted; their memory errors
+# are. The CLI ends with exit() while its host still holds state: the one exit path (ProcessExit)
+# is taken from a signal handler (SIGINT/SIGTERM, status 130), from `fail` (status 1) and at the
+# end of `main`, and none of them tears the host down first. Much of that live state is held through
+# enum values whose case tag sits in a pointer's spare bits (`indirect` enums such as the engine's
+# pending `HCICommand`s; a class reference in a multi-payload enum's second case, such as replay's
+# capture file), which LeakSanitizer does not take for pointers, so live objects are reported as
+# direct leaks. In a real run of this tree the `bluewire` processes reported replay's capture file
+# and its read buffers (held by the live replay transport through such an enum) and the boxes of the
+# engine's pending commands; both mechanisms were reproduced with a few-line program that leaks
+# nothing. A leak in CLI-only code could hide here; what checks the CLI's memory instead is
+# scripts/rss-check.sh and the churn tests (memory flat over many connections), and the library code
+# the CLI runs also runs in the test process itself, where leaks are counted (log_exe_name puts the
+# executable's name in each log file's name).
+#
 # ThreadSanitizer runs with scripts/sanitizers/tsan-mutex-annotations.c preloaded: TSan cannot see
 # Synchronization.Mutex hand over a contended lock (a futex system call in an uninstrumented library),
 # so without it every access made under a contended Mutex is reported as a race (about a hundred reports
@@ -46,24 +61,35 @@ export CI=${CI:-}
 bash scripts/bootstrap.sh
 bash scripts/setup-test-env.sh
 export PATH="$PWD/.venv/bin:$PATH"
+# Package.swift then links the `bluewire` executable with the shared Swift runtime, as the test bundle
+# is linked: `-static-stdlib` hides the sanitizer runtime's malloc and free from glibc (see there).
+export BLUEWIRE_SANITIZER_BUILD=1
 # Swift's backtracer would catch the sanitizers' SIGABRT and exit 0; the sanitizer report is what we want.
 export SWIFT_BACKTRACE=enable=no
 
-# The same split as scripts/test.sh (its `peers=` line), so both run the same tests the same way.
-peers=$(sed -n "s/^peers='\(.*\)'$/\1/p" scripts/test.sh)
-[ -n "$peers" ] || { echo "sanitizers: no peers='...' line in scripts/test.sh" >&2; exit 2; }
+# The same split as scripts/test.sh: both read the peer tests' targets from scripts/peer-suites.txt,
+# so both run the same tests the same way.
+peers=$(paste -sd'|' scripts/peer-suites.txt)
+[[ $peers =~ ^[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*$ ]] || { echo "scripts/peer-suites.txt: one test target or suite name a line, nothing else" >&2; exit 2; }
 
 failed=0
 summary=()
 
 # Prints the problem reports among sanitizer log files and returns non-zero if there is one.
 check_reports() {
-  local directory=$1 bad=0 file
+  local directory=$1 bad=0 file cli_processes=0 cli_blocks=0
   for file in "$directory"/*; do
     [ -e "$file" ] || continue
     if grep -q -E 'ERROR: AddressSanitizer|WARNING: ThreadSanitizer|ThreadSanitizer: |AddressSanitizer: (CHECK|nested)' "$file"; then
       echo "-- sanitizer report ($(basename "$file")):"; cat "$file"; bad=1
     elif grep -q 'ERROR: LeakSanitizer' "$file"; then
+      case "$(basename "$file")" in
+        *.bluewire.*)
+          # The CLI's leaks at exit: live state (see the header), listed as a count only.
+          cli_processes=$((cli_processes + 1))
+          cli_blocks=$((cli_blocks + $(awk 'BEGIN { RS = "" } /(Direct|Indirect) leak of/ { n++ } END { print n + 0 }' "$file")))
+          continue ;;
+      esac
       # Blocks are separated by blank lines; count leak blocks that are neither weak-reference side
       # tables nor allocated for a global (the two false positives described at the top).
       local real
@@ -78,6 +104,9 @@ check_reports() {
       fi
     fi
   done
+  if [ "$cli_processes" -gt 0 ]; then
+    echo "   ($cli_processes bluewire processes reported $cli_blocks blocks still held when they called exit(); not counted, see the header)"
+  fi
   return "$bad"
 }
 
@@ -98,11 +127,11 @@ run_sanitizer() {
 
   case "$sanitizer" in
     address)
-      export ASAN_OPTIONS="log_path=$logs/asan:exitcode=0:abort_on_error=1:detect_leaks=1"
+      export ASAN_OPTIONS="log_path=$logs/asan:log_exe_name=1:exitcode=0:abort_on_error=1:detect_leaks=1"
       export LSAN_OPTIONS="suppressions=$PWD/scripts/sanitizers/lsan-suppressions.txt"
       ;;
     thread)
-      export TSAN_OPTIONS="log_path=$logs/tsan:exitcode=0"
+      export TSAN_OPTIONS="log_path=$logs/tsan:log_exe_name=1:exitcode=0"
       # TSan cannot see Swift's Mutex hand a contended lock over (see the comment in the C file): without
       # these annotations every access made under a contended Mutex is reported as a race.
       local clang

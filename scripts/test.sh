@@ -153,7 +153,11 @@ run_tests_side_by_side() {
   done
   [ "$failed" -eq 0 ] || exit "$failed"
 }
-peers='InteropTests|BluewireTransportTests|BluewireHostTests|BluewireHostEnginePeerTests|BumbleSMPTests'
+# The peer test targets are listed once, in scripts/peer-suites.txt (one a line), which
+# scripts/sanitizers.sh reads too.
+peers=$(paste -sd'|' scripts/peer-suites.txt)
+# A blank or malformed line would make the regex match every test (an empty alternative).
+[[ $peers =~ ^[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*$ ]] || { echo "scripts/peer-suites.txt: one test target or suite name a line, nothing else" >&2; exit 2; }
 run_tests units 25m --skip "$peers"
 
 # Every libFuzzer target (Fuzz/README.md) replays its committed corpus and crash regressions, then

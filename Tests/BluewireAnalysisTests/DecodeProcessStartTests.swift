@@ -26,7 +26,9 @@ import Testing
     }
 
     @Test(.enabled(if: ["/usr/bin/readelf", "/bin/readelf"].contains(where: FileManager.default.isExecutableFile),
-                   "needs readelf (binutils, installed with the Swift toolchain's linker)"))
+                   "needs readelf (binutils, installed with the Swift toolchain's linker)"),
+          .disabled(if: ProcessInfo.processInfo.environment["BLUEWIRE_SANITIZER_BUILD"] == "1",
+                    "scripts/sanitizers.sh links the executable with the shared runtime (Package.swift, sanitizerBuild)"))
     func theExecutableLoadsNoSharedSwiftRuntimeOrFoundation() throws {
         let executable = try #require(DecodeCommandTests.executable, "the bluewire executable was not built")
         let needed = try #require(try Self.neededLibraries(of: executable))

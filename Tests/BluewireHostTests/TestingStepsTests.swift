@@ -50,6 +50,44 @@ struct TestingStepsTests {
         return steps
     }
 
+    /// The peer tests' targets, one a line in scripts/peer-suites.txt, which both scripts/test.sh and
+    /// scripts/sanitizers.sh read, so the two cannot run different peer lists.
+    static func peerSuites() throws -> [String] {
+        let text = try String(contentsOf: root.appendingPathComponent("scripts/peer-suites.txt"), encoding: .utf8)
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
+    }
+
+    @Test("scripts/peer-suites.txt names test targets, and both scripts read the list from it")
+    func peerSuitesShared() throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("scripts/peer-suites.txt"), encoding: .utf8)
+        // A blank line would join into an empty alternative of the --filter/--skip regex, which matches
+        // every test: the scripts refuse such a file, and so does this test.
+        #expect(text.hasSuffix("\n") && !text.hasSuffix("\n\n") && !text.hasPrefix("\n"))
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(!lines.isEmpty)
+        for line in lines {
+            #expect(!line.isEmpty && line.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }, "not a test target name: \(line)")
+            // Each is a test target (a directory under Tests/) or a suite inside one.
+            let directory = Self.root.appendingPathComponent("Tests/\(line)")
+            let named = FileManager.default.fileExists(atPath: directory.path)
+                || Self.testSources().contains { $0.contains("struct \(line) ") || $0.contains("struct \(line){") }
+            #expect(named, "\(line): no test target or suite of that name")
+        }
+        for script in ["scripts/test.sh", "scripts/sanitizers.sh"] {
+            let body = try String(contentsOf: Self.root.appendingPathComponent(script), encoding: .utf8)
+            let assignments = body.split(separator: "\n").filter { $0.hasPrefix("peers=") }
+            #expect(assignments == ["peers=$(paste -sd'|' scripts/peer-suites.txt)"], "\(script): \(assignments)")
+        }
+    }
+
+    /// Every Swift source under Tests/.
+    static func testSources() -> [String] {
+        guard let files = FileManager.default.enumerator(at: root.appendingPathComponent("Tests"), includingPropertiesForKeys: nil)
+        else { return [] }
+        return files.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
+            .compactMap { try? String(contentsOf: $0, encoding: .utf8) }
+    }
+
     @Test("Testing.md lists scripts/test.sh's steps in order, and the peer run's test targets")
     func stepsMatch() throws {
         let script = try String(contentsOf: Self.root.appendingPathComponent("scripts/test.sh"), encoding: .utf8)
@@ -58,9 +96,8 @@ struct TestingStepsTests {
         #expect(steps.count >= 10, "\(steps)")
         #expect(Self.documentedSteps(document) == steps)
 
-        // The peer run's targets (`peers='A|B|…'`): each named in both list items about test runs.
-        let line = try #require(script.split(separator: "\n").first { $0.hasPrefix("peers=") })
-        let targets = line.split(separator: "'")[1].split(separator: "|").map(String.init)
+        // The peer run's targets (scripts/peer-suites.txt): each named in both list items about test runs.
+        let targets = try Self.peerSuites()
         #expect(targets.count >= 3)
         for item in ["The unit and capture tests", "The peer tests"] {
             let start = try #require(document.range(of: item))
