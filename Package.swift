@@ -197,7 +197,14 @@ let package = Package(
         ),
         // Fixtures shared by a deterministic test target and its peer twin (BluewireHostEngineTests and
         // BluewireHostEnginePeerTests, BluewireHostTests and BluewireHostPeerTests).
-        .target(name: "HostTestSupport", dependencies: ["BluewireCore", "BluewireGATT", "BluewireSMP"], path: "Tests/HostTestSupport"),
+        .target(
+            name: "HostTestSupport",
+            dependencies: [
+                "Bluewire", "BluewireReplay", "BluewireCore", "BluewireGATT", "BluewireSMP", "BluewireSnoop",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/HostTestSupport"
+        ),
         // Real-peer helpers (bumble_link.py, a scripted TCP server) shared by the test targets below.
         .target(name: "PeerTestSupport", path: "Tests/PeerTestSupport"),
         .testTarget(name: "BluewireTransportTests", dependencies: ["BluewireTransport", "BluewireCore", "BluewireSnoop", "PeerTestSupport"]),
@@ -211,7 +218,15 @@ let package = Package(
             dependencies: [
                 "Bluewire", "BluewireTesting", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireATT",
                 "BluewireHostEngine",
-                "BluewireSnoop", "PeerTestSupport", .product(name: "Logging", package: "swift-log"),
+                "BluewireSnoop", "PeerTestSupport", "HostTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The host against bumble and the `bluewire` executable run as a process (its replays wait on
+        // real time): run one at a time.
+        .testTarget(
+            name: "BluewireHostPeerTests",
+            dependencies: [
+                "Bluewire", "BluewireTransport", "BluewireCore", "BluewireGATT", "BluewireSnoop", "PeerTestSupport", "HostTestSupport",
             ]
         ),
         .testTarget(

@@ -86,7 +86,7 @@ unfinished_tests() {
 }
 # The peer tests run one at a time: several of them wait on subprocesses and wall clocks, and with
 # two cooperative threads in parallel they would starve each other's timers.
-peers='InteropTests|BluewireTransportTests|BluewireHostTests|BluewireHostEnginePeerTests|BumbleSMPTests'
+peers='InteropTests|BluewireTransportTests|BluewireHostPeerTests|BluewireHostEnginePeerTests|BumbleSMPTests'
 run_tests units 25m --skip "$peers"
 
 # Every libFuzzer target (Fuzz/README.md) replays its committed corpus and crash regressions, then

@@ -1,6 +1,8 @@
 import BluewireCore
 import BluewireSnoop
 import Foundation
+import HostTestSupport
+import PeerTestSupport
 import Testing
 
 /// `bluewire replay FILE -- serve ...` run as a process: a `serve` session that Bluewire recorded
@@ -113,35 +115,36 @@ struct ReplayServeCommandTests {
     }
 
     @Test("a serve session recorded live with a bumble central replays with the same events",
-          .enabled(if: BumbleController.python != nil && executable != nil))
+          .enabled(if: executable != nil))
     func recordThenReplay() async throws {
         let update = ProcessInfo.processInfo.environment["BLUEWIRE_UPDATE_CAPTURES"] != nil
         let capture = update ? ReplayFixtures.captures.appendingPathComponent(Self.captureName)
             : FileManager.default.temporaryDirectory.appendingPathComponent("bluewire-serve-\(UUID().uuidString.prefix(8)).btsnoop")
         defer { if !update { try? FileManager.default.removeItem(at: capture) } }
         try await Self.withDatabaseFile { db in
-            let bumble = try BumbleController.start(arguments: ["--central", Self.address])
-            defer { bumble.stop() }
-            let (serve, finish) = try Self.start([
-                "serve", "--db", db.path, "--transport", bumble.transport, "--own-address", Self.address, "--capture", capture.path,
-            ])
-            let discovered = Task {
-                for await event in bumble.events where event.contains("\"discovered\"") { return true }
-                return false
-            }
-            let watchdog = Task {
-                try await Task.sleep(for: .seconds(30))
-                discovered.cancel()
-            }
-            #expect(await discovered.value, "bumble's central never finished discovery")
-            watchdog.cancel()
-            kill(serve.processIdentifier, SIGINT)
-            let live = await finish(.seconds(30))
-            #expect(live.status == 0, "stderr: \(live.stderr)")
+            try await withBumblePeer([.tcp], arguments: ["--central", Self.address]) { bumble in
+                let (serve, finish) = try Self.start([
+                    "serve", "--db", db.path, "--transport", bumble.transports[0], "--own-address", Self.address, "--capture", capture.path,
+                ])
+                let events = bumble.events
+                let discovered = Task {
+                    for await event in events where event.contains("\"discovered\"") { return true }
+                    return false
+                }
+                let watchdog = Task {
+                    try await Task.sleep(for: .seconds(30))
+                    discovered.cancel()
+                }
+                #expect(await discovered.value, "bumble's central never finished discovery")
+                watchdog.cancel()
+                kill(serve.processIdentifier, SIGINT)
+                let live = await finish(.seconds(30))
+                #expect(live.status == 0, "stderr: \(live.stderr)")
 
-            let replayed = try await Self.replay(capture, database: db)
-            #expect(replayed.status == 0, "stderr: \(replayed.stderr)")
-            #expect(replayed.stdout == live.stdout)
+                let replayed = try await Self.replay(capture, database: db)
+                #expect(replayed.status == 0, "stderr: \(replayed.stderr)")
+                #expect(replayed.stdout == live.stdout)
+            }
         }
     }
 }
