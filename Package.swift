@@ -170,14 +170,14 @@ let package = Package(
         // MARK: tests
         .testTarget(name: "BluewireCoreTests", dependencies: ["BluewireCore"]),
         .testTarget(name: "BluewireSMPTests", dependencies: ["BluewireSMP", "BluewireCrypto", "BluewireCore", "PeerTestSupport"]),
-        .testTarget(name: "BluewireSnoopTests", dependencies: ["BluewireSnoop", "BluewireCore"]),
+        .testTarget(name: "BluewireSnoopTests", dependencies: ["BluewireSnoop", "BluewireCore", "PeerTestSupport"]),
         .testTarget(name: "BluewireHCITests", dependencies: ["BluewireHCI", "BluewireCore"]),
         .testTarget(name: "BluewireL2CAPTests", dependencies: ["BluewireL2CAP", "BluewireHCI", "BluewireCore", "PeerTestSupport"]),
         .testTarget(name: "BluewireATTTests", dependencies: ["BluewireATT", "BluewireCore"]),
         .testTarget(name: "BluewireGATTTests", dependencies: ["BluewireGATT", "BluewireATT", "BluewireCore"]),
         .testTarget(
             name: "BluewireAnalysisTests",
-            dependencies: ["BluewireAnalysis", "BluewireSnoop", "BluewireHCI", "BluewireCore", "BluewireGATT"],
+            dependencies: ["BluewireAnalysis", "BluewireSnoop", "BluewireHCI", "BluewireCore", "BluewireGATT", "PeerTestSupport"],
             resources: []
         ),
         .testTarget(
@@ -205,7 +205,8 @@ let package = Package(
             ],
             path: "Tests/HostTestSupport"
         ),
-        // Real-peer helpers (bumble_link.py, a scripted TCP server) shared by the test targets below.
+        // Real-peer helpers (bumble_link.py, the child processes tests run, a scripted TCP server) shared
+        // by the test targets.
         .target(name: "PeerTestSupport", path: "Tests/PeerTestSupport"),
         .testTarget(name: "BluewireTransportTests", dependencies: ["BluewireTransport", "BluewireCore", "BluewireSnoop", "PeerTestSupport"]),
         // The virtual controller and link on their own (no host): deterministic, run with the unit tests.

@@ -40,33 +40,25 @@ struct ReplayServeCommandTests {
     }
 
     /// Starts `bluewire arguments...`; `finish` waits for it (killing it after `limit`) and collects its output.
-    static func start(_ arguments: [String]) throws -> (process: Process, finish: (Duration) async -> Run) {
+    static func start(_ arguments: [String]) throws -> (process: ChildProcess, finish: (Duration) async -> Run) {
         let binary = try #require(executable, "the bluewire executable was not built")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
         // serve's default bond file goes to a directory of this run, never the user's data directory.
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("replay-serve-data-\(UUID().uuidString.prefix(8))")
-        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": data.path]) { $1 }
-        try process.run()
+        let process = try ChildProcess(
+            binary, arguments, environment: ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": data.path]) { $1 })
+        let lines = process.lines
+        let stdout = Task {
+            var collected: [String] = []
+            for await line in lines { collected.append(line) }
+            return collected
+        }
         let finish: (Duration) async -> Run = { limit in
-            defer { try? FileManager.default.removeItem(at: data) }
-            let pid = process.processIdentifier
-            let watchdog = Task {
-                try await Task.sleep(for: limit)
-                kill(pid, SIGKILL)
+            defer {
+                try? FileManager.default.removeItem(at: data)
+                process.removeErrorLog()
             }
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            watchdog.cancel()
-            return Run(status: process.terminationStatus,
-                       stdout: String(decoding: stdout, as: UTF8.self).split(separator: "\n").map(String.init),
-                       stderr: String(decoding: stderr, as: UTF8.self))
+            let status = await process.exitStatus(within: limit)
+            return Run(status: status, stdout: await stdout.value.filter { !$0.isEmpty }, stderr: process.standardError)
         }
         return (process, finish)
     }
