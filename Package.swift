@@ -196,7 +196,8 @@ let package = Package(
             ]
         ),
         // Fixtures shared by a deterministic test target and its peer twin (BluewireHostEngineTests and
-        // BluewireHostEnginePeerTests, BluewireHostTests and BluewireHostPeerTests).
+        // BluewireHostEnginePeerTests, BluewireHostTests and BluewireHostPeerTests), and by InteropTests
+        // (the connection state machine's transitions).
         .target(
             name: "HostTestSupport",
             dependencies: [
@@ -232,7 +233,8 @@ let package = Package(
         ),
         .testTarget(
             name: "InteropTests",
-            dependencies: ["ExampleSupport", "Bluewire", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireATT", "BluewireGATT", "BluewireSnoop", "BluewireAnalysis", "BluewireTesting", "PeerTestSupport"]
+            dependencies: ["ExampleSupport", "Bluewire", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireATT", "BluewireGATT", "BluewireSnoop", "BluewireAnalysis", "BluewireTesting", "PeerTestSupport",
+                           "HostTestSupport"]
         ),
     ]
 )
