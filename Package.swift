@@ -179,14 +179,14 @@ let package = Package(
         // MARK: tests
         .testTarget(name: "BluewireCoreTests", dependencies: ["BluewireCore"]),
         .testTarget(name: "BluewireSMPTests", dependencies: ["BluewireSMP", "BluewireCrypto", "BluewireCore", "PeerTestSupport"]),
-        .testTarget(name: "BluewireSnoopTests", dependencies: ["BluewireSnoop", "BluewireCore"]),
+        .testTarget(name: "BluewireSnoopTests", dependencies: ["BluewireSnoop", "BluewireCore", "PeerTestSupport"]),
         .testTarget(name: "BluewireHCITests", dependencies: ["BluewireHCI", "BluewireCore"]),
         .testTarget(name: "BluewireL2CAPTests", dependencies: ["BluewireL2CAP", "BluewireHCI", "BluewireCore", "PeerTestSupport"]),
         .testTarget(name: "BluewireATTTests", dependencies: ["BluewireATT", "BluewireCore"]),
         .testTarget(name: "BluewireGATTTests", dependencies: ["BluewireGATT", "BluewireATT", "BluewireCore"]),
         .testTarget(
             name: "BluewireAnalysisTests",
-            dependencies: ["BluewireAnalysis", "BluewireSnoop", "BluewireHCI", "BluewireCore", "BluewireGATT"],
+            dependencies: ["BluewireAnalysis", "BluewireSnoop", "BluewireHCI", "BluewireCore", "BluewireGATT", "PeerTestSupport"],
             resources: []
         ),
         .testTarget(
@@ -205,9 +205,18 @@ let package = Package(
             ]
         ),
         // Fixtures shared by a deterministic test target and its peer twin (BluewireHostEngineTests and
-        // BluewireHostEnginePeerTests, BluewireHostTests and BluewireHostPeerTests).
-        .target(name: "HostTestSupport", dependencies: ["BluewireCore", "BluewireGATT", "BluewireSMP"], path: "Tests/HostTestSupport"),
-        // Real-peer helpers (bumble_link.py, a scripted TCP server) shared by the test targets below.
+        // BluewireHostEnginePeerTests, BluewireHostTests and BluewireHostPeerTests), and by InteropTests
+        // (the connection state machine's transitions).
+        .target(
+            name: "HostTestSupport",
+            dependencies: [
+                "Bluewire", "BluewireReplay", "BluewireCore", "BluewireGATT", "BluewireSMP", "BluewireSnoop",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/HostTestSupport"
+        ),
+        // Real-peer helpers (bumble_link.py, the child processes tests run, a scripted TCP server) shared
+        // by the test targets.
         .target(name: "PeerTestSupport", path: "Tests/PeerTestSupport"),
         .testTarget(name: "BluewireTransportTests", dependencies: ["BluewireTransport", "BluewireCore", "BluewireSnoop", "PeerTestSupport"]),
         // The virtual controller and link on their own (no host): deterministic, run with the unit tests.
@@ -220,12 +229,21 @@ let package = Package(
             dependencies: [
                 "Bluewire", "BluewireTesting", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireGATT", "BluewireATT",
                 "BluewireHostEngine",
-                "BluewireSnoop", "PeerTestSupport", .product(name: "Logging", package: "swift-log"),
+                "BluewireSnoop", "PeerTestSupport", "HostTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The host against bumble and the `bluewire` executable run as a process (its replays wait on
+        // real time): run one at a time.
+        .testTarget(
+            name: "BluewireHostPeerTests",
+            dependencies: [
+                "Bluewire", "BluewireTransport", "BluewireCore", "BluewireGATT", "BluewireSnoop", "PeerTestSupport", "HostTestSupport",
             ]
         ),
         .testTarget(
             name: "InteropTests",
-            dependencies: ["ExampleSupport", "Bluewire", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireATT", "BluewireGATT", "BluewireSnoop", "BluewireAnalysis", "BluewireTesting", "PeerTestSupport"]
+            dependencies: ["ExampleSupport", "Bluewire", "BluewireTransport", "BluewireCore", "BluewireHCI", "BluewireATT", "BluewireGATT", "BluewireSnoop", "BluewireAnalysis", "BluewireTesting", "PeerTestSupport",
+                           "HostTestSupport"]
         ),
     ]
 )

@@ -1,6 +1,7 @@
 import BluewireAnalysis
 import BluewireSnoop
 import Foundation
+import PeerTestSupport
 import Testing
 
 /// `decode` and `analyze` on credit based channel traffic: `Captures/bluewire_l2cap_coc_echo.btsnoop` is
@@ -52,15 +53,6 @@ struct AnalyzeCreditBasedChannelTests {
     }
 
     static func tshark(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["tshark"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try ChildProcess.runBlocking(URL(fileURLWithPath: "/usr/bin/env"), ["tshark"] + arguments).standardOutput
     }
 }

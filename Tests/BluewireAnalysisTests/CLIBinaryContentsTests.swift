@@ -1,4 +1,5 @@
 import Foundation
+import PeerTestSupport
 import Testing
 
 /// What the shipped `bluewire` executable is made of: the replay machinery (`BluewireReplay`) and no test
@@ -14,17 +15,9 @@ struct CLIBinaryContentsTests {
     /// The Swift module names of the executable's symbols (`$s` + length + name, as the mangling spells them).
     static func modules(in binary: URL, named names: [String]) throws -> [String: Int] {
         let nm = try #require(Self.nm)
-        let process = Process()
-        process.executableURL = nm
-        process.arguments = [binary.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "nm failed")
-        let symbols = String(decoding: data, as: UTF8.self)
+        let run = try ChildProcess.runBlocking(nm, [binary.path])
+        #expect(run.status == 0, "nm failed")
+        let symbols = run.standardOutput
         var counts: [String: Int] = [:]
         for name in names {
             counts[name] = symbols.components(separatedBy: "\(name.utf8.count)\(name)").count - 1

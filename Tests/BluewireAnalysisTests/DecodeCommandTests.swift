@@ -1,6 +1,7 @@
 import BluewireAnalysis
 import BluewireSnoop
 import Foundation
+import PeerTestSupport
 import Testing
 
 /// `bluewire decode` run as a process, as users and scripts run it.
@@ -26,19 +27,8 @@ import Testing
 
     static func run(_ arguments: [String]) throws -> Run {
         let binary = try #require(executable, "the bluewire executable was not built")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, reason: process.terminationReason,
-                   stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        let run = try ChildProcess.runBlocking(binary, arguments)
+        return Run(status: run.status, reason: run.reason, stdout: run.standardOutput, stderr: run.standardError)
     }
 
     static func temporaryFile(_ bytes: [UInt8]) throws -> URL {
@@ -130,16 +120,10 @@ import Testing
     @Test func dashReadsStandardInputAndFiltersSelectRecords() throws {
         let path = AnalysisFixtures.captures.appendingPathComponent("horizon_treadmill_notify.btsnoop_hci.log").path
         let binary = try #require(Self.executable)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["decode", "-", "--kind", "command", "--time", "delta"]
-        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let run = try ChildProcess.runBlocking(
+            binary, ["decode", "-", "--kind", "command", "--time", "delta"], input: URL(fileURLWithPath: path))
+        let stdout = run.standardOutput
+        #expect(run.status == 0)
         let lines = stdout.split(separator: "\n")
         #expect(lines.count == 95)
         #expect(lines.allSatisfy { $0.contains(" < HCI Command: ") })

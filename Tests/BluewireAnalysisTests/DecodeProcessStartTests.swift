@@ -1,4 +1,5 @@
 import Foundation
+import PeerTestSupport
 import Testing
 
 /// What `bluewire` loads before it decodes a byte. Loading the Swift runtime, Foundation and ICU as
@@ -10,14 +11,7 @@ import Testing
         guard let readelf = ["/usr/bin/readelf", "/bin/readelf"].first(where: FileManager.default.isExecutableFile) else {
             return nil
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: readelf)
-        process.arguments = ["-d", executable.path]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try ChildProcess.runBlocking(URL(fileURLWithPath: readelf), ["-d", executable.path]).standardOutput
         // "0x0000000000000001 (NEEDED)             Shared library: [libc.so.6]"
         return text.split(separator: "\n").filter { $0.contains("(NEEDED)") }.compactMap { line in
             guard let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]") else { return nil }

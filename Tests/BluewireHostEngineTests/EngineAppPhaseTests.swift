@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHostEngine
 import BluewireTesting
+import HostTestSupport
 import Testing
 
 /// GATT phases the application runs itself (`.beginGATTPhase` / `.endGATTPhase`, HostEngine+AppPhases)
@@ -36,14 +37,6 @@ struct EngineAppPhaseTests {
         return scene.link.central.result(id)
     }
 
-    static func path(from start: ConnectionState, _ steps: [(ConnectionTrigger, ConnectionState)]) -> [String] {
-        var from = start
-        return steps.map { trigger, to in
-            defer { from = to }
-            return "\(ConnectionTransition(from: from, trigger: trigger, to: to, handledBy: .state))"
-        }
-    }
-
     @Test("the application's procedures in phases, mixed with the engine's: every connected transition of BluetoothHost's GATT client, in order")
     func bluetoothHostPath() throws {
         var scene = try EngineGATTPhaseTests.scene()
@@ -73,38 +66,9 @@ struct EngineAppPhaseTests {
         // Service Changed would call for this: rediscovery forgets the subscription.
         _ = try Self.applicationPhase(&scene, .discoverServices, byUUID)
 
-        // ConnectionStateMachineHostTests.connectedTransitions between Connected and Disconnect.
-        #expect(EngineGATTPhaseTests.transitions(scene.link.central.takeEvents()) == Self.path(from: .connected(.idle), [
-            (.discoverServices, .connected(.discoveringServices)),
-            (.operationCompleted, .connected(.idle)),
-            (.discoverCharacteristics, .connected(.discoveringCharacteristics)),
-            (.operationCompleted, .connected(.discoveredCharacteristic)),
-            (.discoverCharacteristics, .connected(.discoveringCharacteristics)),
-            (.operationCompleted, .connected(.discoveredCharacteristic)),
-            (.read, .connected(.readingCharacteristic(notificationsEnabled: false))),
-            (.operationCompleted, .connected(.discoveredCharacteristic)),
-            (.write, .connected(.writingCharacteristic(notificationsEnabled: false))),
-            (.operationCompleted, .connected(.discoveredCharacteristic)),
-            (.write, .connected(.writingCharacteristic(notificationsEnabled: false))),
-            (.operationCompleted, .connected(.discoveredCharacteristic)),
-            (.enableNotifications, .connected(.notificationsEnabled)),
-            (.read, .connected(.readingCharacteristic(notificationsEnabled: true))),
-            (.operationCompleted, .connected(.notificationsEnabled)),
-            (.write, .connected(.writingCharacteristic(notificationsEnabled: true))),
-            (.operationCompleted, .connected(.notificationsEnabled)),
-            (.write, .connected(.writingCharacteristic(notificationsEnabled: true))),
-            (.operationCompleted, .connected(.notificationsEnabled)),
-            (.disableNotifications, .connected(.discoveredCharacteristic)),
-            (.discoverServices, .connected(.discoveringServices)),
-            (.operationCompleted, .connected(.idle)),
-            (.discoverCharacteristics, .connected(.discoveringCharacteristics)),
-            (.operationCompleted, .connected(.discoveredCharacteristic)),
-            (.write, .connected(.writingCharacteristic(notificationsEnabled: false))),
-            (.operationCompleted, .connected(.discoveredCharacteristic)),
-            (.enableNotifications, .connected(.notificationsEnabled)),
-            (.discoverServices, .connected(.discoveringServices)),
-            (.operationCompleted, .connected(.idle)),
-        ]))
+        // What ConnectionStateMachineHostTests.connectedTransitions expects between Connected and Disconnect.
+        #expect(EngineGATTPhaseTests.transitions(scene.link.central.takeEvents())
+            == ConnectedTransitions.path(from: .connected(.idle), ConnectedTransitions.everyConnectedPhase))
         #expect(scene.link.central.engine.state(of: Self.peer) == .connected(.idle))
     }
 
@@ -148,7 +112,7 @@ struct EngineAppPhaseTests {
         #expect(scene.link.central.result(end) == .success(.done))
         let again = scene.link.perform(.endGATTPhase(connection: handle, failure: nil), on: 0)
         #expect(scene.link.central.result(again) == .failure(.refused(state: .connected(.discoveredCharacteristic), trigger: .operationCompleted)))
-        #expect(EngineGATTPhaseTests.transitions(scene.link.central.takeEvents()) == Self.path(from: .connected(.idle), [
+        #expect(EngineGATTPhaseTests.transitions(scene.link.central.takeEvents()) == ConnectedTransitions.path(from: .connected(.idle), [
             (.discoverCharacteristics, .connected(.discoveringCharacteristics)),
             (.operationCompleted, .connected(.discoveredCharacteristic)),
             (.read, reading),
@@ -172,7 +136,7 @@ struct EngineAppPhaseTests {
         #expect(scene.link.central.result(end) == .failure(.refused(state: writing, trigger: .operationCompleted)))
         try scene.link.run(until: { $0.central.result(write) != nil }, within: .seconds(5))
         #expect(scene.link.central.result(write) == .success(.done))
-        #expect(EngineGATTPhaseTests.transitions(scene.link.central.takeEvents()) == Self.path(from: .connected(.discoveredCharacteristic), [
+        #expect(EngineGATTPhaseTests.transitions(scene.link.central.takeEvents()) == ConnectedTransitions.path(from: .connected(.discoveredCharacteristic), [
             (.write, writing), (.operationCompleted, .connected(.discoveredCharacteristic)),
         ]))
     }

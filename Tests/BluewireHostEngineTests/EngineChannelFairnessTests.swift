@@ -25,7 +25,7 @@ struct EngineChannelFairnessTests {
 
     @Test("a read asked while 20 SDUs of 2,000 octets wait goes out after the K-frame under way, not after the backlog")
     func readOvertakesTheChannelBacklog() throws {
-        var pair = try EnginePair()
+        var pair = try LinkedEngines()
         var builder = GATTDatabaseBuilder()
         try builder.addService(BluetoothUUID(0xFFF0))
         let value = try builder.addCharacteristic(BluetoothUUID(0xFFF1), properties: [.read], permissions: [.read], value: .cached([0x42]))
@@ -33,21 +33,21 @@ struct EngineChannelFairnessTests {
         pair.peripheral.perform(.registerServer(
             spsm: SPSM(0x0080), parameters: CreditBasedChannelParameters(mtu: 2_048, mps: 247, initialCredits: 200), security: .none))
         let open = pair.central.perform(.openChannel(
-            connection: EnginePair.handle, spsm: SPSM(0x0080), parameters: CreditBasedChannelParameters(mtu: 2_048, mps: 247, initialCredits: 10)))
-        pair.shuttle()
+            connection: LinkedEngines.firstHandle, spsm: SPSM(0x0080), parameters: CreditBasedChannelParameters(mtu: 2_048, mps: 247, initialCredits: 10)))
+        pair.pump()
         let channel = try #require(pair.central.openedChannel(open))
         let served = try #require(pair.peripheral.incomingChannels.first)
 
         let start = pair.central.written.count
         let sdus = (0..<20).map { seed in (0..<2_000).map { UInt8(truncatingIfNeeded: $0 &+ seed) } }
-        for sdu in sdus { pair.central.perform(.sendSDU(connection: EnginePair.handle, cid: channel.cid, sdu)) }
-        let queued = pair.central.engine.aclQueuedCount(handle: EnginePair.handle)
+        for sdu in sdus { pair.central.perform(.sendSDU(connection: LinkedEngines.firstHandle, cid: channel.cid, sdu)) }
+        let queued = pair.central.engine.aclQueuedCount(handle: LinkedEngines.firstHandle)
         // 200 credits let 180 K-frames of up to 251 octets go: some 1,800 ACL packets for 64 buffers.
         #expect(queued > 1_000)
         // The test's own database: its handles are known without a discovery.
-        pair.central.perform(.gatt(connection: EnginePair.handle, .cachedDiscovery))
-        let read = pair.central.perform(.gatt(connection: EnginePair.handle, .read(handle: value.valueHandle)))
-        pair.shuttle()
+        pair.central.perform(.gatt(connection: LinkedEngines.firstHandle, .cachedDiscovery))
+        let read = pair.central.perform(.gatt(connection: LinkedEngines.firstHandle, .read(handle: value.valueHandle)))
+        pair.pump()
 
         #expect(pair.central.result(read) == .success(.value([0x42])))
         #expect(pair.peripheral.takeSDUs(cid: served.cid) == sdus)

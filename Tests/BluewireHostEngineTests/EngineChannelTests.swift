@@ -6,24 +6,24 @@ import HostTestSupport
 import Testing
 
 /// Credit based channels through the engine (Core Vol 3 Part A §4.22–4.28, §10.1): two engines on a
-/// virtual link (`EnginePair`), everything deterministic.
+/// virtual link (`LinkedEngines`), everything deterministic.
 @Suite("Host engine: credit based channels")
 struct EngineChannelTests {
     static let psm = SPSM(0x0080)
-    static let link = EnginePair.handle
+    static let link = LinkedEngines.firstHandle
 
     static func pattern(_ count: Int, seed: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ seed) } }
 
     @Test("LE CoC: open to a registered SPSM, SDUs larger than MPS wait for credits and arrive intact both ways, close")
     func leCreditBasedEcho() throws {
-        var pair = try EnginePair()
+        var pair = try LinkedEngines()
         let register = pair.peripheral.perform(.registerServer(
             spsm: Self.psm, parameters: CreditBasedChannelParameters(mtu: 512, mps: 100, initialCredits: 2), security: .none))
         #expect(pair.peripheral.result(register) == .success(.done))
 
         let open = pair.central.perform(.openChannel(
             connection: Self.link, spsm: Self.psm, parameters: CreditBasedChannelParameters(mtu: 600, mps: 64, initialCredits: 10)))
-        pair.shuttle()
+        pair.pump()
         let channel = try #require(pair.central.openedChannel(open), "\(String(describing: pair.central.result(open)))")
         // Credits raised to one whole SDU: ⌈(512 + 2) / 100⌉ = 6.
         #expect(channel.peerMTU == 512 && channel.peerMPS == 100 && channel.peerCredits == 6)
@@ -41,7 +41,7 @@ struct EngineChannelTests {
         #expect(backlog.queuedSDUs == 2)
         #expect(pair.central.result(sends[0]) == .success(.done))
         #expect(pair.central.result(sends[1]) == nil && pair.central.result(sends[2]) == nil)
-        pair.shuttle()
+        pair.pump()
         #expect(pair.peripheral.takeSDUs(cid: served.cid) == sdus)
         #expect(sends.allSatisfy { pair.central.result($0) == .success(.done) })
         #expect(pair.central.events.contains { if case .channelCredits(_, channel.cid, _) = $0 { return true }; return false })
@@ -49,7 +49,7 @@ struct EngineChannelTests {
 
         // The echo: the same SDUs back, now cut at the central's MPS of 64.
         for sdu in sdus { pair.peripheral.perform(.sendSDU(connection: Self.link, cid: served.cid, sdu)) }
-        pair.shuttle()
+        pair.pump()
         #expect(pair.central.takeSDUs(cid: channel.cid) == sdus)
 
         // Too large for the peer's MTU: refused at once.
@@ -57,7 +57,7 @@ struct EngineChannelTests {
         #expect(pair.central.result(tooLong) == .failure(.channel(.sduExceedsMTU(length: 513, mtu: 512))))
 
         let close = pair.central.perform(.closeChannel(connection: Self.link, cid: channel.cid))
-        pair.shuttle()
+        pair.pump()
         #expect(pair.central.result(close) == .success(.done))
         #expect(pair.central.events.contains(.channelClosed(connection: Self.link, cid: channel.cid, reason: .local)))
         #expect(pair.peripheral.events.contains(.channelClosed(connection: Self.link, cid: served.cid, reason: .remote)))
@@ -67,11 +67,11 @@ struct EngineChannelTests {
 
     @Test("ECFC: three enhanced channels in one request, each carries its own SDUs; an unknown SPSM is refused")
     func enhancedChannels() throws {
-        var pair = try EnginePair()
+        var pair = try LinkedEngines()
         pair.peripheral.perform(.registerServer(spsm: Self.psm, parameters: CreditBasedChannelParameters(), security: .none))
         let open = pair.central.perform(.openEnhancedChannels(
             connection: Self.link, spsm: Self.psm, count: 3, parameters: CreditBasedChannelParameters(mtu: 300, mps: 80, initialCredits: 8)))
-        pair.shuttle()
+        pair.pump()
         guard case .success(.channelsOpened(let channels))? = pair.central.result(open) else {
             Issue.record("open: \(String(describing: pair.central.result(open)))")
             return
@@ -83,7 +83,7 @@ struct EngineChannelTests {
         for (index, channel) in channels.enumerated() {
             pair.central.perform(.sendSDU(connection: Self.link, cid: channel.cid, Self.pattern(500, seed: index)))
         }
-        pair.shuttle()
+        pair.pump()
         for (index, channel) in channels.enumerated() {
             let peer = try #require(served.first { $0.cid == channel.remoteCID })
             #expect(pair.peripheral.takeSDUs(cid: peer.cid) == [Self.pattern(500, seed: index)])
@@ -92,7 +92,7 @@ struct EngineChannelTests {
         let refused = pair.central.perform(.openEnhancedChannels(
             connection: Self.link, spsm: SPSM(0x0090), count: 2, parameters: CreditBasedChannelParameters()))
         let refusedLE = pair.central.perform(.openChannel(connection: Self.link, spsm: SPSM(0x0091), parameters: CreditBasedChannelParameters()))
-        pair.shuttle()
+        pair.pump()
         #expect(pair.central.result(refused) == .failure(.channelRefused(.refusedEnhanced(.allRefusedSPSMNotSupported))))
         #expect(pair.central.result(refusedLE) == .failure(.channelRefused(.refused(.spsmNotSupported))))
         let tooMany = pair.central.perform(.openEnhancedChannels(
@@ -102,7 +102,7 @@ struct EngineChannelTests {
 
     @Test("RTX: an unanswered connection request fails after the signaling timeout, through nextDeadline")
     func signalingTimeout() throws {
-        var pair = try EnginePair()
+        var pair = try LinkedEngines()
         let open = pair.central.perform(.openChannel(connection: Self.link, spsm: Self.psm, parameters: CreditBasedChannelParameters()))
         _ = pair.central.takeWritten()  // lost on the air
         let deadline = try #require(pair.central.engine.nextDeadline)
@@ -116,11 +116,11 @@ struct EngineChannelTests {
 
     @Test("the link going down closes every channel and fails the SDUs still waiting for credits")
     func linkLoss() throws {
-        var pair = try EnginePair()
+        var pair = try LinkedEngines()
         pair.peripheral.perform(.registerServer(
             spsm: Self.psm, parameters: CreditBasedChannelParameters(mtu: 100, mps: 50, initialCredits: 3), security: .none))
         let open = pair.central.perform(.openChannel(connection: Self.link, spsm: Self.psm, parameters: CreditBasedChannelParameters()))
-        pair.shuttle()
+        pair.pump()
         let channel = try #require(pair.central.openedChannel(open))
         let first = pair.central.perform(.sendSDU(connection: Self.link, cid: channel.cid, Self.pattern(100, seed: 1)))
         let second = pair.central.perform(.sendSDU(connection: Self.link, cid: channel.cid, Self.pattern(100, seed: 2)))
@@ -136,15 +136,15 @@ struct EngineChannelTests {
 
     @Test("a K-frame longer than our MPS is a flow control violation: the engine closes the channel (§3.4.3, §10.1)")
     func flowViolation() throws {
-        var pair = try EnginePair()
+        var pair = try LinkedEngines()
         pair.peripheral.perform(.registerServer(spsm: Self.psm, parameters: CreditBasedChannelParameters(), security: .none))
         let open = pair.central.perform(.openChannel(
             connection: Self.link, spsm: Self.psm, parameters: CreditBasedChannelParameters(mtu: 100, mps: 30, initialCredits: 5)))
-        pair.shuttle()
+        pair.pump()
         let channel = try #require(pair.central.openedChannel(open))
         // A first K-frame: SDU Length 40, then 38 octets: 40 octets of payload for an MPS of 30.
         pair.central.controller(ControllerBytes.l2cap(handle: Self.link, channel: channel.cid, [40, 0] + Self.pattern(38, seed: 0)))
-        pair.shuttle()
+        pair.pump()
         let violation = CreditBasedDisconnectReason.violation(.kFrameLongerThanMPS(length: 40, mps: 30))
         #expect(pair.central.events.contains(.channelClosed(connection: Self.link, cid: channel.cid, reason: violation)))
         #expect(pair.central.takeSDUs(cid: channel.cid).isEmpty)
@@ -153,13 +153,13 @@ struct EngineChannelTests {
 
     @Test("EATT: GATT client procedures on two enhanced bearers at once, answered by the peer's GATT server")
     func enhancedATT() throws {
-        var pair = try EnginePair()
+        var pair = try LinkedEngines()
         pair.peripheral.engine.setDatabase(try TestDatabase.make())
         pair.peripheral.perform(.registerServer(
             spsm: .eatt, parameters: CreditBasedChannelParameters(mtu: 128, mps: 128, initialCredits: 4), security: .none))
         let open = pair.central.perform(.openEnhancedChannels(
             connection: Self.link, spsm: .eatt, count: 2, parameters: CreditBasedChannelParameters(mtu: 64, mps: 64, initialCredits: 4)))
-        pair.shuttle()
+        pair.pump()
         guard case .success(.channelsOpened(let bearers))? = pair.central.result(open), bearers.count == 2 else {
             Issue.record("open: \(String(describing: pair.central.result(open)))")
             return
@@ -175,7 +175,7 @@ struct EngineChannelTests {
         let write = pair.central.perform(.gattOnEATT(connection: Self.link, cid: first, .write(handle: TestDatabase.valueHandle, value: [7])))
         let discover = pair.central.perform(.gattOnEATT(connection: Self.link, cid: first, .discoverAll))
         #expect(pair.central.written.filter { $0.type == .acl }.count >= 2)
-        pair.shuttle()
+        pair.pump()
         #expect(pair.central.result(short) == .success(.value([0x2A])))
         // ATT_MTU of a bearer: the smaller channel MTU, 64 (Part G §5.3.1); a Read returns 63 octets.
         #expect(pair.central.result(cut) == .success(.value(Array(TestDatabase.longValue.prefix(63)))))

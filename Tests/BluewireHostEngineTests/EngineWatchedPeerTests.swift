@@ -3,6 +3,7 @@ import BluewireGATT
 import BluewireHCI
 import BluewireHostEngine
 import BluewireTesting
+import HostTestSupport
 import Testing
 
 /// Known peers follow the scan (`.watch`, HostEngine+WatchedPeers): the expectations of
@@ -14,10 +15,6 @@ struct EngineWatchedPeerTests {
     /// A peer the central knows (it watches it) but that never advertises.
     static let bystander = BluetoothAddress(value: 0xC4_5A_17_00_FC_03, type: .random)
     static let scanning: [(ConnectionTrigger, ConnectionState)] = [(.startScan, .disconnected(.scanning)), (.deviceFound, .disconnected(.scanning))]
-
-    static func path(from start: ConnectionState, _ steps: [(ConnectionTrigger, ConnectionState)]) -> [String] {
-        EngineAppPhaseTests.path(from: start, steps)
-    }
 
     /// `peer`'s transitions; repeated DeviceFound self-transitions (one per report) count as one.
     static func transitions(_ events: [HostEngineEvent], of peer: BluetoothAddress) -> [String] {
@@ -60,12 +57,12 @@ struct EngineWatchedPeerTests {
         let stop = link.perform(.stopScan, on: 0)
         try link.run(until: { $0.central.result(stop) != nil }, within: .seconds(2))
         #expect(link.central.engine.state(of: Self.peer) == .initial)
-        #expect(Self.transitions(link.central.takeEvents(), of: Self.peer) == Self.path(from: .initial, Self.scanning + [(.stopScan, .initial)]))
+        #expect(Self.transitions(link.central.takeEvents(), of: Self.peer) == ConnectedTransitions.path(from: .initial, Self.scanning + [(.stopScan, .initial)]))
 
         // ScanCompleted when the duration ends in virtual time.
         try Self.scan(&link, duration: .seconds(1))
         try link.run(until: { $0.central.events.contains(.scanStopped) }, within: .seconds(2))
-        #expect(Self.transitions(link.central.takeEvents(), of: Self.peer) == Self.path(from: .initial, Self.scanning + [(.scanCompleted, .initial)]))
+        #expect(Self.transitions(link.central.takeEvents(), of: Self.peer) == ConnectedTransitions.path(from: .initial, Self.scanning + [(.scanCompleted, .initial)]))
         #expect(link.central.engine.scanState == .initial)
 
         // Connect while scanning: the peer goes from Scanning to Connecting, the engine stops the scan.
@@ -77,7 +74,7 @@ struct EngineWatchedPeerTests {
             return
         }
         let events = link.central.takeEvents()
-        #expect(Self.transitions(events, of: Self.peer) == Self.path(from: .initial, Self.scanning + [
+        #expect(Self.transitions(events, of: Self.peer) == ConnectedTransitions.path(from: .initial, Self.scanning + [
             (.connect, .disconnected(.connecting)), (.connected, .connected(.idle)),
         ]))
         #expect(events.contains(.scanStateChanged(
@@ -94,7 +91,7 @@ struct EngineWatchedPeerTests {
         link.perform(.watch(Self.bystander), on: 0)  // known already: nothing more
         let stop = link.perform(.stopScan, on: 0)
         try link.run(until: { $0.central.result(stop) != nil }, within: .seconds(2))
-        #expect(Self.transitions(link.central.takeEvents(), of: Self.bystander) == Self.path(from: .initial, [
+        #expect(Self.transitions(link.central.takeEvents(), of: Self.bystander) == ConnectedTransitions.path(from: .initial, [
             (.startScan, .disconnected(.scanning)), (.stopScan, .initial),
         ]))
     }
@@ -123,7 +120,7 @@ struct EngineWatchedPeerTests {
         let scan = link.perform(.startScan(ScanParameters(), filter: AdvertisingFilter(addresses: [Self.peer])), on: 0)
         try link.run(until: { $0.central.result(scan) != nil }, within: .seconds(2))
         // (DeviceFound may follow, once the peripheral advertises again.)
-        #expect(Array(Self.transitions(link.central.takeEvents(), of: Self.peer).prefix(5)) == Self.path(from: .initial, [
+        #expect(Array(Self.transitions(link.central.takeEvents(), of: Self.peer).prefix(5)) == ConnectedTransitions.path(from: .initial, [
             (.startScan, .disconnected(.scanning)), (.connect, .disconnected(.connecting)), (.connected, .connected(.idle)),
         ]) + ["Connected.Idle --Disconnect--> Disconnected.Initial", "Disconnected.Initial --StartScan--> Disconnected.Scanning"])
     }

@@ -7,22 +7,27 @@ import HostTestSupport
 import Testing
 
 /// Two engines on one LE link, the test playing both controllers: ACL data from one host is delivered to
-/// the other (and its buffers given back with Number Of Completed Packets), commands are answered as
-/// bumble's controller answers them, and encryption is played as the link layer does it (Core Vol 6 Part B
+/// the other (and its buffers given back with Number Of Completed Packets, bumble's 64 buffers of 27
+/// octets), commands are answered as bumble's controller answers them, and encryption is played as the link layer does it (Core Vol 6 Part B
 /// §5.1.3.1): LE Enable Encryption on the central becomes LE Long Term Key Request on the peripheral with
 /// the same EDIV and Rand, and only when the peripheral's reply carries the central's key do both get
 /// Encryption Change with status 0 (Key Refresh Complete on a link already encrypted); a negative reply or
 /// another key gives the central PIN or Key Missing (0x06), as a controller does.
 ///
-/// Both sides run the real Security Manager with swift-crypto, so every value on the link is computed by
-/// the engines; no SMP PDU is scripted.
+/// With pairing configurations, both sides run the real Security Manager with swift-crypto, so every
+/// value on the link is computed by the engines; no SMP PDU is scripted. Without (`LinkedEngines()`),
+/// the channel and GATT tests get the same link with no security configured. Deterministic: `pump`
+/// moves packets until both sides fall silent; no clock moves. (`EnginesOnVirtualLink` is the
+/// other two-engine harness: virtual controllers with radio timing and a virtual clock.)
 struct LinkedEngines {
+    /// The connection handle of the first link (`connect` after `disconnect` takes the next).
+    static let firstHandle: UInt16 = 0x0040
     static let centralAddress = BluetoothAddress(value: 0xC4_5A_17_00_C0_01, type: .random)
     static let peripheralAddress = BluetoothAddress(value: 0xC4_5A_17_00_B0_02, type: .random)
 
     var central: EngineDriver
     var peripheral: EngineDriver
-    var handle: UInt16 = 0x0040
+    var handle = Self.firstHandle
     /// The address the peripheral's controller reports for the central (a resolvable private one, say).
     var centralSeenAs = Self.centralAddress
     /// The central's last LE Enable Encryption.
@@ -31,7 +36,9 @@ struct LinkedEngines {
     /// Every Encryption Change status the controllers reported (both sides get the same).
     var encryptionStatuses: [UInt8] = []
 
-    init(central centralPairing: PairingConfiguration?, peripheral peripheralPairing: PairingConfiguration?) throws {
+    /// Both engines up and connected, the central by a `.connect` request; with a pairing configuration
+    /// a side runs the Security Manager.
+    init(central centralPairing: PairingConfiguration? = nil, peripheral peripheralPairing: PairingConfiguration? = nil) throws {
         central = EngineDriver(configuration: HostEngineConfiguration(randomAddress: Self.centralAddress))
         peripheral = EngineDriver(configuration: HostEngineConfiguration(randomAddress: Self.peripheralAddress))
         try Self.bringUp(&central)
@@ -88,8 +95,9 @@ struct LinkedEngines {
         _ = peripheral.takeEvents()
     }
 
-    /// Moves packets until neither host has written anything new.
-    mutating func pump(limit: Int = 200) {
+    /// Moves packets until neither host has written anything new (a channel's bulk transfer takes
+    /// thousands of rounds; `limit` only turns engines that never fall silent into a failure).
+    mutating func pump(limit: Int = 100_000) {
         for _ in 0..<limit {
             let fromCentral = central.takeWritten()
             let fromPeripheral = peripheral.takeWritten()
@@ -182,5 +190,29 @@ extension Array where Element == HostEngineEvent {
     }
     var encryptionChanges: [HostEngineEvent] {
         filter { if case .encryptionChanged = $0 { return true }; return false }
+    }
+}
+
+extension EngineDriver {
+    /// The SDUs received on `cid`, in order, taken out of the events.
+    mutating func takeSDUs(cid: UInt16) -> [[UInt8]] {
+        var sdus: [[UInt8]] = []
+        events.removeAll { event in
+            guard case .channelSDU(_, let on, let sdu) = event, on == cid else { return false }
+            sdus.append(sdu)
+            return true
+        }
+        return sdus
+    }
+
+    /// The channel opened by request `id`.
+    func openedChannel(_ id: HostRequestID) -> HostChannel? {
+        guard case .success(.channelOpened(let channel))? = result(id) else { return nil }
+        return channel
+    }
+
+    /// The channels a peer opened (`.channelOpened` events with `initiatedLocally` false).
+    var incomingChannels: [HostChannel] {
+        events.compactMap { if case .channelOpened(let c) = $0, !c.initiatedLocally { return c }; return nil }
     }
 }

@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireTesting
+import HostTestSupport
 import Synchronization
 import Testing
 
@@ -20,15 +21,6 @@ struct ConnectionStateMachineHostTests {
     static let peer = FaultBench.peripheralAddress
     /// A peer the central knows (it asked for its transitions) but never connects to.
     static let bystander = BluetoothAddress.randomStatic(0x0000_0000_FC03)
-
-    /// `steps` as the transitions they make from `start`: each step's trigger and the state it reaches.
-    static func path(from start: ConnectionState, _ steps: [(ConnectionTrigger, ConnectionState)]) -> [String] {
-        var from = start
-        return steps.map { trigger, to in
-            defer { from = to }
-            return "\(from) --\(trigger)--> \(to)"
-        }
-    }
 
     static func describe(_ transitions: [PeerTransition]) -> [String] { collapsed(transitions.map { "\($0.transition)" }) }
 
@@ -76,42 +68,8 @@ struct ConnectionStateMachineHostTests {
         _ = try await gatt.discoverServices(uuid: FaultDatabase.service)
         try await connection.disconnect()
 
-        let expected = Self.path(from: .initial, [
-            (.connect, .disconnected(.connecting)),
-            (.connected, .connected(.idle)),
-            (.discoverServices, .connected(.discoveringServices)),
-            (.operationCompleted, .connected(.idle)),
-            (.discoverCharacteristics, .connected(.discoveringCharacteristics)),
-            (.operationCompleted, .connected(.discoveredCharacteristic)),
-            (.discoverCharacteristics, .connected(.discoveringCharacteristics)),
-            (.operationCompleted, .connected(.discoveredCharacteristic)),
-            (.read, .connected(.readingCharacteristic(notificationsEnabled: false))),
-            (.operationCompleted, .connected(.discoveredCharacteristic)),
-            (.write, .connected(.writingCharacteristic(notificationsEnabled: false))),
-            (.operationCompleted, .connected(.discoveredCharacteristic)),
-            // subscribe: the CCCD write, then EnableNotifications once it succeeded.
-            (.write, .connected(.writingCharacteristic(notificationsEnabled: false))),
-            (.operationCompleted, .connected(.discoveredCharacteristic)),
-            (.enableNotifications, .connected(.notificationsEnabled)),
-            (.read, .connected(.readingCharacteristic(notificationsEnabled: true))),
-            (.operationCompleted, .connected(.notificationsEnabled)),
-            (.write, .connected(.writingCharacteristic(notificationsEnabled: true))),
-            (.operationCompleted, .connected(.notificationsEnabled)),
-            // unsubscribe: the CCCD write, then DisableNotifications.
-            (.write, .connected(.writingCharacteristic(notificationsEnabled: true))),
-            (.operationCompleted, .connected(.notificationsEnabled)),
-            (.disableNotifications, .connected(.discoveredCharacteristic)),
-            (.discoverServices, .connected(.discoveringServices)),
-            (.operationCompleted, .connected(.idle)),
-            (.discoverCharacteristics, .connected(.discoveringCharacteristics)),
-            (.operationCompleted, .connected(.discoveredCharacteristic)),
-            (.write, .connected(.writingCharacteristic(notificationsEnabled: false))),
-            (.operationCompleted, .connected(.discoveredCharacteristic)),
-            (.enableNotifications, .connected(.notificationsEnabled)),
-            (.discoverServices, .connected(.discoveringServices)),
-            (.operationCompleted, .connected(.idle)),
-            (.disconnect, .initial),
-        ])
+        let expected = ConnectedTransitions.path(
+            from: .initial, ConnectedTransitions.connect + ConnectedTransitions.everyConnectedPhase + ConnectedTransitions.disconnect)
         let seen = await log.wait(for: expected.count) { _ in true }
         #expect(Self.describe(seen) == expected)
         #expect(seen.last?.transition.handledBy == .connectedSuperstate, "Disconnect is handled by the Connected superstate")
@@ -139,7 +97,7 @@ struct ConnectionStateMachineHostTests {
         }
         #expect(address == Self.peer)
         let seen = await log.wait(for: 2) { _ in true }
-        #expect(Self.describe(seen) == Self.path(from: .initial, [(.connect, .disconnected(.connecting)), (.disconnect, .initial)]))
+        #expect(Self.describe(seen) == ConnectedTransitions.path(from: .initial, [(.connect, .disconnected(.connecting)), (.disconnect, .initial)]))
         #expect(seen.last?.transition.handledBy == .state)
         #expect(await central.failure(of: Self.peer) == nil, "a cancel is no failure")
 
@@ -147,7 +105,7 @@ struct ConnectionStateMachineHostTests {
         _ = try await bench.peripheral.startAdvertising(try Advertisement(name: "Faults", services: [FaultDatabase.service]))
         let connection = try await bench.connect()
         let all = await log.wait(for: 4) { _ in true }
-        #expect(Array(Self.describe(all).suffix(2)) == Self.path(from: .initial, [(.connect, .disconnected(.connecting)), (.connected, .connected(.idle))]))
+        #expect(Array(Self.describe(all).suffix(2)) == ConnectedTransitions.path(from: .initial, [(.connect, .disconnected(.connecting)), (.connected, .connected(.idle))]))
         try await connection.disconnect()
         await bench.close()
     }
@@ -172,7 +130,7 @@ struct ConnectionStateMachineHostTests {
         }
         #expect(address == Self.peer)
         let seen = await log.wait(for: 2) { _ in true }
-        #expect(Self.describe(seen) == Self.path(from: .initial, [(.connect, .disconnected(.connecting)), (.failure, .error)]))
+        #expect(Self.describe(seen) == ConnectedTransitions.path(from: .initial, [(.connect, .disconnected(.connecting)), (.failure, .error)]))
         #expect(seen.last?.transition.handledBy == .disconnectedSuperstate)
         if case .host(.connectionTimeout(Self.peer))? = seen.last?.cause {} else {
             Issue.record("the Error transition carries the cause: \(String(describing: seen.last?.cause))")
@@ -203,7 +161,7 @@ struct ConnectionStateMachineHostTests {
         }
         let connection = try await central.connect(to: Self.peer, parameters: FaultBench.connectionParameters)
         let all = await log.wait(for: 5) { _ in true }
-        #expect(Array(Self.describe(all).suffix(3)) == Self.path(from: .error, [
+        #expect(Array(Self.describe(all).suffix(3)) == ConnectedTransitions.path(from: .error, [
             (.reset, .initial), (.connect, .disconnected(.connecting)), (.connected, .connected(.idle)),
         ]))
         try await connection.disconnect()
@@ -256,9 +214,9 @@ struct ConnectionStateMachineHostTests {
         await central.stopScan()
         #expect(try await scan.next()?.address == nil, "the sequence finished")
         let scanning: [(ConnectionTrigger, ConnectionState)] = [(.startScan, .disconnected(.scanning)), (.deviceFound, .disconnected(.scanning))]
-        #expect(Self.collapsed(stopped.descriptions) == Self.path(from: .initial, scanning + [(.stopScan, .initial)]))
+        #expect(Self.collapsed(stopped.descriptions) == ConnectedTransitions.path(from: .initial, scanning + [(.stopScan, .initial)]))
         await log.wait(for: 1) { $0.trigger == .stopScan }
-        #expect(Self.describe(log.elements) == Self.path(from: .initial, scanning + [(.stopScan, .initial)]))
+        #expect(Self.describe(log.elements) == ConnectedTransitions.path(from: .initial, scanning + [(.stopScan, .initial)]))
 
         // ScanCompleted when the duration ends in virtual time.
         let completed = TransitionRecorder()
@@ -269,9 +227,9 @@ struct ConnectionStateMachineHostTests {
         #expect(await central.scanState == .disconnected(.scanning), "1 ms before its duration the scan still runs")
         await bench.clock.advance(by: .milliseconds(1))
         while try await scan.next() != nil {}
-        #expect(Self.collapsed(completed.descriptions) == Self.path(from: .initial, scanning + [(.scanCompleted, .initial)]))
+        #expect(Self.collapsed(completed.descriptions) == ConnectedTransitions.path(from: .initial, scanning + [(.scanCompleted, .initial)]))
         await log.wait(for: 1) { $0.trigger == .scanCompleted }
-        #expect(Array(Self.describe(log.elements).suffix(3)) == Self.path(from: .initial, scanning + [(.scanCompleted, .initial)]))
+        #expect(Array(Self.describe(log.elements).suffix(3)) == ConnectedTransitions.path(from: .initial, scanning + [(.scanCompleted, .initial)]))
         #expect(await central.scanState == .initial)
 
         // Connect while scanning: the host stops the scan (StopScan on the scan path) and the peer goes
@@ -282,7 +240,7 @@ struct ConnectionStateMachineHostTests {
         let connection = try await central.connect(to: Self.peer, parameters: FaultBench.connectionParameters)
         #expect(interrupted.descriptions.last == "Disconnected.Scanning --StopScan--> Disconnected.Initial")
         await log.wait(for: 1) { $0.trigger == .connected }
-        #expect(Array(Self.describe(log.elements).suffix(4)) == Self.path(from: .initial, scanning + [
+        #expect(Array(Self.describe(log.elements).suffix(4)) == ConnectedTransitions.path(from: .initial, scanning + [
             (.connect, .disconnected(.connecting)), (.connected, .connected(.idle)),
         ]))
         try await connection.disconnect()
@@ -299,7 +257,7 @@ struct ConnectionStateMachineHostTests {
         #expect(await central.state(of: Self.bystander) == .disconnected(.scanning))
         await central.stopScan()
         await log.wait(for: 1) { $0.trigger == .stopScan }
-        #expect(Self.describe(log.elements) == Self.path(from: .initial, [(.startScan, .disconnected(.scanning)), (.stopScan, .initial)]))
+        #expect(Self.describe(log.elements) == ConnectedTransitions.path(from: .initial, [(.startScan, .disconnected(.scanning)), (.stopScan, .initial)]))
         await bench.close()
     }
 

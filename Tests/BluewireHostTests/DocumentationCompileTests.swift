@@ -1,4 +1,5 @@
 import Foundation
+import PeerTestSupport
 import Testing
 
 /// Every Swift snippet of README.md and of the `Bluewire` DocC articles (Sources/Bluewire/Bluewire.docc),
@@ -184,16 +185,9 @@ struct BuiltModules {
     }
 
     func typecheck(_ file: URL, parseAsLibrary: Bool) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: swiftc)
-        process.arguments = ["-typecheck"] + flags + (parseAsLibrary ? ["-parse-as-library"] : []) + [file.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let run = try ChildProcess.runBlocking(
+            URL(fileURLWithPath: swiftc), ["-typecheck"] + flags + (parseAsLibrary ? ["-parse-as-library"] : []) + [file.path])
+        return (run.status, run.standardOutput + run.standardError)
     }
 }
 

@@ -2,6 +2,7 @@ import Bluewire
 // Only the umbrella import: the articles say `import Bluewire` is enough (Sources/Bluewire/Exports.swift).
 import BluewireTesting
 import Foundation
+import HostTestSupport
 import Testing
 
 // The articles' code is type-checked from the articles themselves by DocumentationCompileTests; this

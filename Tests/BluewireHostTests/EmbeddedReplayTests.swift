@@ -5,6 +5,7 @@ import BluewireSnoop
 import BluewireTesting
 import BluewireTransport
 import Foundation
+import HostTestSupport
 import Testing
 
 /// `EmbeddedReplay`: the bring-up capture Bluewire recorded with a bumble controller
@@ -16,7 +17,7 @@ struct EmbeddedReplayTests {
     static let recordedAddress = BluetoothAddress(parsing: "C4:5A:17:00:B1:0E/random")!
 
     static func packets() throws -> [ReplayPacket] {
-        let url = ReplayFixtures.captures.appendingPathComponent(ReplayHostBringUpTests.captureName)
+        let url = ReplayFixtures.captures.appendingPathComponent(BringUpCapture.captureName)
         return try ReplayPacket.all(captureBytes: try [UInt8](Data(contentsOf: url)))
     }
 

@@ -4,6 +4,7 @@ import BluewireGATT
 import BluewireHCI
 import BluewireTesting
 import BluewireTransport
+import HostTestSupport
 import Synchronization
 import Testing
 

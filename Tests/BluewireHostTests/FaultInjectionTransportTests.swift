@@ -4,6 +4,7 @@ import BluewireGATT
 import BluewireHCI
 import BluewireTesting
 import BluewireTransport
+import HostTestSupport
 import Testing
 
 /// The transport to the controller ends while work is pending: in the middle of a packet (a byte

@@ -4,6 +4,7 @@ import BluewireHCI
 import BluewireTesting
 import BluewireTransport
 import Foundation
+import HostTestSupport
 import Testing
 import PeerTestSupport
 

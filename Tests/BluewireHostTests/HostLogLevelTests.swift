@@ -2,6 +2,7 @@ import Bluewire
 import BluewireCore
 import BluewireTesting
 import Foundation
+import HostTestSupport
 import Logging
 import Synchronization
 import Testing

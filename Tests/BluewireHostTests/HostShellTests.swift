@@ -4,6 +4,7 @@ import BluewireSnoop
 import BluewireTesting
 import BluewireTransport
 import Foundation
+import HostTestSupport
 import Synchronization
 import Testing
 
@@ -12,8 +13,8 @@ import Testing
 @Suite("BluetoothHost shell")
 struct HostShellTests {
     static func replay() throws -> (ReplayTransport, Int) {
-        let url = ReplayFixtures.captures.appendingPathComponent(ReplayHostBringUpTests.captureName)
-        let records = try ReplayHostBringUpTests.records(url)
+        let url = ReplayFixtures.captures.appendingPathComponent(BringUpCapture.captureName)
+        let records = try captureRecords(url)
         let sent = records.filter { $0.direction == .hostToController }.count
         return (ReplayTransport(script: ReplayScript(records: records), options: .init(strict: true)), sent)
     }
@@ -22,11 +23,11 @@ struct HostShellTests {
     func bringUpReplays() async throws {
         let (transport, sent) = try Self.replay()
         let host = BluetoothHost(
-            transport: transport, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress, clearsControllerLeftoversAtStart: false),
+            transport: transport, configuration: HostConfiguration(randomAddress: BringUpCapture.recordedAddress, clearsControllerLeftoversAtStart: false),
             clock: TestClock(), logger: .provokedFailure)
         let learnt = try await host.start()
         #expect(await host.controller == learnt)
-        #expect(learnt.randomAddress == ReplayHostBringUpTests.recordedAddress)
+        #expect(learnt.randomAddress == BringUpCapture.recordedAddress)
         try await transport.verify()
         #expect(await transport.sentCount == sent)
         await host.close()
@@ -37,7 +38,7 @@ struct HostShellTests {
         let (transport, sent) = try Self.replay()
         let watched = InboundWatchingTransport(transport)
         let host = BluetoothHost(
-            transport: watched, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress, clearsControllerLeftoversAtStart: false),
+            transport: watched, configuration: HostConfiguration(randomAddress: BringUpCapture.recordedAddress, clearsControllerLeftoversAtStart: false),
             clock: TestClock(), logger: .provokedFailure)
         let peer = try #require(BluetoothAddress(parsing: "C0:11:22:33:44:55/random"))
         _ = await host.transitions(of: peer)
@@ -56,7 +57,7 @@ struct HostShellTests {
     func engineEventsEndAtClose() async throws {
         let (transport, _) = try Self.replay()
         let host = BluetoothHost(
-            transport: transport, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress, clearsControllerLeftoversAtStart: false),
+            transport: transport, configuration: HostConfiguration(randomAddress: BringUpCapture.recordedAddress, clearsControllerLeftoversAtStart: false),
             clock: TestClock(), logger: .provokedFailure)
         try await host.start()
         let events = await host.events()

@@ -2,6 +2,7 @@
 import BluewireCore
 import BluewireGATT
 import BluewireTesting
+import HostTestSupport
 import Synchronization
 import Testing
 

@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireTesting
+import HostTestSupport
 import Testing
 
 /// The peripheral side of `BluetoothHost` names links by `Connection` values: `notify`, `indicate`,
@@ -12,21 +13,8 @@ import Testing
 /// free handle (bumble centrals: `PeripheralConnectionValueBumbleTests`).
 @Suite("Peripheral: Connection values and stale links")
 struct PeripheralConnectionValueTests {
-    static let service = BluetoothUUID(0xFFC0)
-
-    struct Served {
-        var database: GATTDatabase
-        var notifying: UInt16
-        var indicating: UInt16
-
-        init() throws {
-            var builder = GATTDatabaseBuilder()
-            try builder.addService(PeripheralConnectionValueTests.service)
-            notifying = try builder.addCharacteristic(BluetoothUUID(0xFFC1), properties: [.notify], permissions: [], value: .cached([])).valueHandle
-            indicating = try builder.addCharacteristic(BluetoothUUID(0xFFC2), properties: [.indicate], permissions: [], value: .cached([])).valueHandle
-            database = builder.build()
-        }
-    }
+    static let service = ConnectionValueDatabase.service
+    typealias Served = ConnectionValueDatabase
 
     /// Connects `central` to the fixture's peripheral, subscribes to both characteristics and
     /// returns the central's subscriptions and the peripheral's `Connection` of the link.

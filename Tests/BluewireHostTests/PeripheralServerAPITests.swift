@@ -6,6 +6,7 @@ import BluewireTesting
 import BluewireTransport
 import Foundation
 import Glibc
+import HostTestSupport
 import Synchronization
 import Testing
 

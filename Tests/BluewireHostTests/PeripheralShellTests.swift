@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireTesting
+import HostTestSupport
 import Testing
 
 /// The peripheral side of `BluetoothHost` (Docs/Design.md "BluetoothHost over the engine"), where

@@ -3,55 +3,8 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireTesting
+import HostTestSupport
 import Testing
-
-/// Collects a stream's events (a Host's peripheral events, a RemotePeripheral's) for a test to wait on.
-actor EventRecorder<Event: Sendable> {
-    struct TimedOut: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    private(set) var events: [Event] = []
-    private var waiters: [UInt64: (count: Int, predicate: @Sendable (Event) -> Bool, continuation: CheckedContinuation<Void, any Error>)] = [:]
-    private var nextID: UInt64 = 0
-
-    init(_ stream: AsyncStream<Event>) {
-        Task { for await event in stream { await self.append(event) } }
-    }
-
-    private func append(_ event: Event) {
-        events.append(event)
-        for (id, waiter) in waiters where events.filter(waiter.predicate).count >= waiter.count {
-            waiters[id] = nil
-            waiter.continuation.resume()
-        }
-    }
-
-    /// Waits until `count` events match. The virtual link is immediate, so the limit is only there
-    /// to turn a Host that never gets there into a failure instead of a hang (a bumble peer, which
-    /// answers from Python on a shared machine, gets a longer one).
-    func wait(
-        for count: Int = 1, within limit: Duration = .seconds(10), _ what: String, where predicate: @escaping @Sendable (Event) -> Bool
-    ) async throws {
-        if events.filter(predicate).count >= count { return }
-        let id = nextID
-        nextID += 1
-        let timer = Task {
-            try await Task.sleep(for: limit)
-            self.expire(id, what)
-        }
-        defer { timer.cancel() }
-        try await withCheckedThrowingContinuation { waiters[id] = (count, predicate, $0) }
-    }
-
-    func count(where predicate: (Event) -> Bool) -> Int { events.filter(predicate).count }
-
-    private func expire(_ id: UInt64, _ what: String) {
-        waiters.removeValue(forKey: id)?.continuation.resume(throwing: TimedOut(description: "no \(what) after: \(events)"))
-    }
-}
-
-typealias PeripheralEventRecorder = EventRecorder<PeripheralEvent>
 
 /// The peripheral role on `VirtualLink`: Bluewire hosts as peripheral and centrals, on virtual
 /// controllers that support extended advertising and record every HCI rule a host breaks.

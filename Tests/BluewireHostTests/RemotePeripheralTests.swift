@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireHCI
 import BluewireTesting
+import HostTestSupport
 import Synchronization
 import Testing
 

@@ -5,6 +5,7 @@ import BluewireSnoop
 import BluewireTesting
 import BluewireTransport
 import Foundation
+import HostTestSupport
 import PeerTestSupport
 import Testing
 
@@ -12,41 +13,14 @@ import Testing
 /// (`Captures/bumble_scan_duration.btsnoop`) replays with its timer fired in capture time, not real time.
 @Suite("Replay clock")
 struct ReplayClockTests {
-    static let captureName = "bumble_scan_duration.btsnoop"
-    static let address = BluetoothAddress(parsing: "C4:5A:17:00:B1:10/random")
-    static let duration = TimeSpan.seconds(2)
-
-    /// Bring-up, then a scan that ends when `duration` elapses; the devices seen, in order.
-    static func session(_ host: BluetoothHost) async throws -> [DiscoveredDevice] {
-        try await host.start()
-        var devices: [DiscoveredDevice] = []
-        for try await device in await host.scan(filter: AdvertisingFilter(namePrefix: "Replay"), duration: duration) {
-            devices.append(device)
-        }
-        // The scan's sequence ends before its LE Set Scan Enable (disable) goes out; a command after it
-        // keeps the host open until the controller has answered both (else closing may drop the disable).
-        _ = try await host.send(.readBDADDR)
-        await host.close()
-        return devices
-    }
-
-    static func replay(_ url: URL) async throws -> ([DiscoveredDevice], ReplayTransport) {
-        let (records, error) = CaptureReader.readAll(try [UInt8](Data(contentsOf: url)))
-        if let error { throw error }
-        let transport = ReplayTransport(script: ReplayScript(records: records), options: .init(strict: true))
-        let host = BluetoothHost(
-            transport: transport, configuration: HostConfiguration(randomAddress: address, clearsControllerLeftoversAtStart: false), clock: transport.hostClock)
-        return (try await session(host), transport)
-    }
-
     @Test("a scan ended by its duration replays: the clock reaches the deadline in capture time and the scan stops")
     func timedScanReplays() async throws {
-        let (devices, transport) = try await Self.replay(ReplayFixtures.captures.appendingPathComponent(Self.captureName))
+        let (devices, transport) = try await ScanDurationCapture.replay(ReplayFixtures.captures.appendingPathComponent(ScanDurationCapture.captureName))
         try await transport.verify()
         #expect(await transport.isExhausted)
         #expect(!devices.isEmpty)
         #expect(devices.allSatisfy { $0.name == "Replay scanner peer" })
-        #expect(transport.clock.now.microseconds >= Self.duration.microseconds, "virtual time passed the scan's duration")
+        #expect(transport.clock.now.microseconds >= ScanDurationCapture.duration.microseconds, "virtual time passed the scan's duration")
     }
 
     @Test("the clock follows the packets the host received, and an idle host's timer fires without real waiting")
@@ -77,11 +51,11 @@ struct ReplayClockTests {
     @Test("with no real-time grace, bring-up replays: a command on its way to the transport keeps the host busy",
           arguments: 0..<10)
     func queuedOutputKeepsTheHostBusy(run: Int) async throws {
-        let url = ReplayFixtures.captures.appendingPathComponent(ReplayHostBringUpTests.captureName)
-        let records = try ReplayHostBringUpTests.records(url)
+        let url = ReplayFixtures.captures.appendingPathComponent(BringUpCapture.captureName)
+        let records = try captureRecords(url)
         let transport = ReplayTransport(script: ReplayScript(records: records), options: .init(strict: true, quiescence: .zero))
         let host = BluetoothHost(
-            transport: transport, configuration: HostConfiguration(randomAddress: ReplayHostBringUpTests.recordedAddress, clearsControllerLeftoversAtStart: false),
+            transport: transport, configuration: HostConfiguration(randomAddress: BringUpCapture.recordedAddress, clearsControllerLeftoversAtStart: false),
             clock: transport.hostClock)
         let started: Result<ControllerInfo, HostError>
         do throws(HostError) { started = .success(try await host.start()) } catch { started = .failure(error) }
@@ -115,27 +89,5 @@ struct ReplayClockTests {
         try await late.value
         #expect(Set(woke.values) == [1_000, 3_000])
         #expect(clock.now == MonotonicInstant(microseconds: 5_000), "time is the received event's, past both deadlines")
-    }
-
-    @Test("a timed scan recorded live against a bumble peripheral replays strictly with the same devices",
-          .enabled(if: BumbleController.python != nil))
-    func recordThenReplay() async throws {
-        let update = ProcessInfo.processInfo.environment["BLUEWIRE_UPDATE_CAPTURES"] != nil
-        let url = update ? ReplayFixtures.captures.appendingPathComponent(Self.captureName)
-            : FileManager.default.temporaryDirectory.appendingPathComponent("bluewire-scan-\(UUID().uuidString).btsnoop")
-        defer { if !update { try? FileManager.default.removeItem(at: url) } }
-        let bumble = try BumbleController.start(arguments: ["--peripheral", "--name", "Replay scanner peer"])
-        defer { bumble.stop() }
-        let live = try CaptureTap(wrapping: try await TransportSpec(parsing: bumble.transport).open(), path: url.path)
-        let recorded = try await Self.session(BluetoothHost(transport: live, configuration: HostConfiguration(randomAddress: Self.address, clearsControllerLeftoversAtStart: false)))
-        #expect(!recorded.isEmpty)
-
-        let (replayed, transport) = try await Self.replay(url)
-        try await transport.verify()
-        // `lastSeen` is host time: live it is the machine's clock, replayed the capture's timestamps.
-        func timeless(_ devices: [DiscoveredDevice]) -> [DiscoveredDevice] {
-            devices.map { var device = $0; device.lastSeen = .zero; return device }
-        }
-        #expect(timeless(replayed) == timeless(recorded))
     }
 }

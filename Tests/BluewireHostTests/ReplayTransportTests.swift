@@ -4,6 +4,7 @@ import BluewireSnoop
 import BluewireTesting
 import BluewireTransport
 import Foundation
+import HostTestSupport
 import Testing
 
 /// A capture written packet by packet with the btsnoop writer.
@@ -220,11 +221,4 @@ struct ReplayTransportTests {
         #expect(runs[0] == expected, "\(name): delivered packets differ from the capture's")
         #expect(runs[0] == runs[1], "\(name): two replays differ")
     }
-}
-
-/// The repository's Captures/ directory.
-enum ReplayFixtures {
-    static let captures = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Captures")
 }

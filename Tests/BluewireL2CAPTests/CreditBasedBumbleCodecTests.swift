@@ -63,16 +63,9 @@ import Testing
 
     func python(_ script: String, _ arguments: [String] = []) throws -> [String] {
         try PeerRequirement.requireBumble()
-        let process = Process()
-        process.executableURL = BumblePeer.python
-        process.arguments = ["-c", script] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        let run = try ChildProcess.runBlocking(BumblePeer.python, ["-c", script] + arguments)
+        #expect(run.status == 0, "\(run.standardError)")
+        return run.outputLines
     }
 
     static func bytes(_ hex: String) -> [UInt8] {

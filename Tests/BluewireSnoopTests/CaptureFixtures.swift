@@ -1,4 +1,5 @@
 import Foundation
+import PeerTestSupport
 import Testing
 @testable import BluewireSnoop
 
@@ -80,19 +81,8 @@ struct SplitMix64: RandomNumberGenerator {
 
 /// Runs a tool found on PATH; nil if it is not installed.
 func runTool(_ name: String, _ arguments: [String]) throws -> String? {
-    let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-    guard let path = paths.map({ "\($0)/\(name)" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) })
-    else { return nil }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: output, as: UTF8.self)
+    guard let tool = ChildProcess.which(name) else { return nil }
+    return try ChildProcess.runBlocking(tool, arguments).standardOutput
 }
 
 /// Whether a missing external tool must fail the test (in CI) rather than skip it.

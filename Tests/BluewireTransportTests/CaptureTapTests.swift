@@ -10,17 +10,9 @@ import PeerTestSupport
 struct CaptureTapTests {
     /// Runs tshark (Wireshark's dissector: a reader we did not write) and returns its output.
     private func tshark(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tshark")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "tshark \(arguments) failed")
-        return String(decoding: data, as: UTF8.self)
+        let run = try ChildProcess.runBlocking(URL(fileURLWithPath: "/usr/bin/tshark"), arguments)
+        #expect(run.status == 0, "tshark \(arguments) failed")
+        return run.standardOutput
     }
 
     @Test func tapWritesBothDirectionsToABtsnoopFileThatTsharkReadsWithoutMalformedFrames() async throws {

@@ -4,6 +4,7 @@ import BluewireGATT
 import BluewireHCI
 import BluewireTesting
 import Foundation
+import HostTestSupport
 import Testing
 
 /// The peer's connection state machine on a Bluewire central against bumble's controllers: every
@@ -13,14 +14,6 @@ import Testing
 struct ConnectionStateMachineInteropTests {
     /// A random static address nobody on bumble's link advertises with.
     static let nobody = BluetoothAddress.randomStatic(0x0000_1234_5678)
-
-    static func path(from start: ConnectionState, _ steps: [(ConnectionTrigger, ConnectionState)]) -> [String] {
-        var from = start
-        return steps.map { trigger, to in
-            defer { from = to }
-            return "\(from) --\(trigger)--> \(to)"
-        }
-    }
 
     @Test("bumble's peripheral: discovery, read, write, subscribe, unsubscribe and disconnect move the peer's machine as the table says")
     func gattPhasesAgainstBumble() async throws {
@@ -42,23 +35,10 @@ struct ConnectionStateMachineInteropTests {
                 seen.append("\(transition.transition)")
                 if transition.trigger == .disconnect { break }
             }
-            #expect(seen == Self.path(from: .connected(.idle), [
-                (.discoverServices, .connected(.discoveringServices)),
-                (.operationCompleted, .connected(.idle)),
-                (.discoverCharacteristics, .connected(.discoveringCharacteristics)),
-                (.operationCompleted, .connected(.discoveredCharacteristic)),
-                (.read, .connected(.readingCharacteristic(notificationsEnabled: false))),
-                (.operationCompleted, .connected(.discoveredCharacteristic)),
-                (.write, .connected(.writingCharacteristic(notificationsEnabled: false))),
-                (.operationCompleted, .connected(.discoveredCharacteristic)),
-                (.write, .connected(.writingCharacteristic(notificationsEnabled: false))),
-                (.operationCompleted, .connected(.discoveredCharacteristic)),
-                (.enableNotifications, .connected(.notificationsEnabled)),
-                (.write, .connected(.writingCharacteristic(notificationsEnabled: true))),
-                (.operationCompleted, .connected(.notificationsEnabled)),
-                (.disableNotifications, .connected(.discoveredCharacteristic)),
-                (.disconnect, .initial),
-            ]))
+            let procedures = ConnectedTransitions.discoverServices + ConnectedTransitions.discoverCharacteristics
+                + ConnectedTransitions.read() + ConnectedTransitions.write() + ConnectedTransitions.subscribe
+                + ConnectedTransitions.unsubscribe + ConnectedTransitions.disconnect
+            #expect(seen == ConnectedTransitions.path(from: .connected(.idle), procedures))
             #expect(await host.state(of: peer) == .initial, "the peer's state outlives the link")
         }
     }

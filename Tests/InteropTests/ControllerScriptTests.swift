@@ -18,49 +18,11 @@ struct ControllerScriptTests {
         var controllers: [Controller]
     }
 
-    /// The first line the script prints on stdout, or nil if it ends first.
-    static func firstLine(of handle: FileHandle) async -> String? {
-        await withCheckedContinuation { continuation in
-            // Blocking reads belong on a thread of their own, not on the cooperative pool.
-            Thread.detachNewThread {
-                var pending = Data()
-                while true {
-                    let data = handle.availableData
-                    if data.isEmpty { return continuation.resume(returning: nil) }
-                    pending.append(data)
-                    if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                        return continuation.resume(returning: String(decoding: pending[..<newline], as: UTF8.self))
-                    }
-                }
-            }
-        }
-    }
-
     @Test("two controllers on free ports, distinct addresses, and a host starts on each")
     func twoControllers() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
         // Port 0: bumble_link.py picks free ports and reports them in READY.
-        process.arguments = [BumblePeer.repositoryRoot.appendingPathComponent("scripts/controller.sh").path, "0", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        defer {
-            if process.isRunning { process.interrupt() }
-            process.waitUntilExit()
-        }
-        let pid = process.processIdentifier
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(60))
-            kill(pid, SIGTERM)
-        }
-        let line = await Self.firstLine(of: output.fileHandleForReading)
-        watchdog.cancel()
-        let text = try #require(line, "controller.sh ended without a READY line")
-        #expect(text.hasPrefix("READY "))
-        let ready = try JSONDecoder().decode(Ready.self, from: Data(text.dropFirst(6).utf8))
+        let (ready, process) = try await Self.start(["0", "0"])
+        defer { process.interruptAndStop() }
         #expect(ready.controllers.count == 2)
         #expect(Set(ready.controllers.map(\.address)).count == 2, "each controller has its own address")
         for controller in ready.controllers {
@@ -70,8 +32,8 @@ struct ControllerScriptTests {
             #expect(info.leACLDataPacketLength > 0)
             await host.close()
         }
-        process.interrupt()
-        process.waitUntilExit()
+        process.send(signal: SIGINT)
+        await process.exitStatus(within: .seconds(30))
         #expect(process.terminationReason == .exit || process.terminationStatus == SIGINT)
     }
 
@@ -86,28 +48,23 @@ struct ControllerScriptTests {
         throw ProcessRunner.Failure(description: "no \(count) consecutive free ports")
     }
 
-    /// Runs controller.sh with `arguments` until its READY line; returns it and the process.
-    static func start(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Ready, Process) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [BumblePeer.repositoryRoot.appendingPathComponent("scripts/controller.sh").path] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+    /// Runs controller.sh with `arguments` until its READY line; returns it and the running script.
+    static func start(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Ready, ChildProcess) {
+        let process = try ChildProcess(
+            URL(fileURLWithPath: "/bin/bash"), [BumblePeer.repositoryRoot.appendingPathComponent("scripts/controller.sh").path] + arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
         let pid = process.processIdentifier
         let watchdog = Task {
             try await Task.sleep(for: .seconds(60))
             kill(pid, SIGTERM)
         }
-        let line = await Self.firstLine(of: output.fileHandleForReading)
+        var lines = process.lines.makeAsyncIterator()
+        let line = await lines.next()
         watchdog.cancel()
         guard let text = line, text.hasPrefix("READY ") else {
-            if process.isRunning { process.interrupt() }
-            process.waitUntilExit()
-            throw ProcessRunner.Failure(description: "controller.sh \(arguments) ended without a READY line")
+            let standardError = process.standardError
+            process.interruptAndStop()
+            throw ProcessRunner.Failure(description: "controller.sh \(arguments) ended without a READY line: \(standardError)")
         }
         return (try JSONDecoder().decode(Ready.self, from: Data(text.dropFirst(6).utf8)), process)
     }
@@ -117,10 +74,7 @@ struct ControllerScriptTests {
     func namedSets(_ set: String, _ count: Int, _ aclLength: Int) async throws {
         let base = try Self.freePortRange(count)
         let (ready, process) = try await Self.start([set], environment: ["BLUEWIRE_CONTROLLER_BASE_PORT": "\(base)"])
-        defer {
-            if process.isRunning { process.interrupt() }
-            process.waitUntilExit()
-        }
+        defer { process.interruptAndStop() }
         #expect(ready.controllers.map(\.transport) == (0..<count).map { "tcp:127.0.0.1:\(base + $0)" })
         let host = BluetoothHost(transport: try await TransportSpec(parsing: ready.controllers[count - 1].transport).open())
         let info = try await host.start()
@@ -145,10 +99,7 @@ struct ControllerScriptTests {
     @Test("a second host on a controller already in use is refused with a clear error")
     func secondHostIsRefused() async throws {
         let (ready, process) = try await Self.start(["0"])
-        defer {
-            if process.isRunning { process.interrupt() }
-            process.waitUntilExit()
-        }
+        defer { process.interruptAndStop() }
         let transport = ready.controllers[0].transport
         let first = BluetoothHost(transport: try await TransportSpec(parsing: transport).open())
         try await first.start()
@@ -160,5 +111,19 @@ struct ControllerScriptTests {
         // The first host is undisturbed.
         _ = try await first.send(.readLocalVersionInformation)
         await first.release()
+    }
+}
+
+extension ChildProcess {
+    /// Stops controller.sh as a user does, with SIGINT (Ctrl-C), on which it stops its controllers;
+    /// SIGTERM and SIGKILL only if it is still running after `grace`.
+    func interruptAndStop(grace: Duration = .seconds(10)) {
+        if isRunning {
+            send(signal: SIGINT)
+            let deadline = ContinuousClock.now + grace
+            while isRunning, ContinuousClock.now < deadline { usleep(20_000) }
+        }
+        stop()
+        removeErrorLog()
     }
 }

@@ -42,8 +42,7 @@ public final class BumblePeer {
     public let ready: Ready
     /// `EVENT` lines after READY, as their JSON text.
     public let events: AsyncStream<String>
-    private let process: Process
-    private let input: Pipe
+    private let child: ChildProcess
     private let directory: URL
 
     /// The controllers' transports, in argument order, as `--transport` strings.
@@ -81,39 +80,25 @@ public final class BumblePeer {
             case .pty: "pty:\(directory.path)/tty\(index)"
             }
         }
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [repositoryRoot.appendingPathComponent("Tests/Peers/\(script)").path] + specs + arguments
-        let input = Pipe(), output = Pipe()
         let errorLog = directory.appendingPathComponent("stderr.log")
-        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errorLog)
-        try process.run()
+        let child = try ChildProcess(
+            python, [repositoryRoot.appendingPathComponent("Tests/Peers/\(script)").path] + specs + arguments,
+            input: true, errorLog: errorLog)
 
+        // READY goes to the wait below, EVENT lines to `events`.
         let (readyLines, readyContinuation) = AsyncStream<String>.makeStream()
         let (events, eventContinuation) = AsyncStream<String>.makeStream()
-        let reader = output.fileHandleForReading
-        // Blocking reads belong on a thread of their own, not on the cooperative pool.
-        Thread.detachNewThread {
-            var pending = Data()
-            while true {
-                let data = reader.availableData
-                if data.isEmpty { break }
-                pending.append(data)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    if line.hasPrefix("READY ") { readyContinuation.yield(String(line.dropFirst(6))) }
-                    if line.hasPrefix("EVENT ") { eventContinuation.yield(String(line.dropFirst(6))) }
-                }
+        let lines = child.lines
+        Task {
+            for await line in lines {
+                if line.hasPrefix("READY ") { readyContinuation.yield(String(line.dropFirst(6))) }
+                if line.hasPrefix("EVENT ") { eventContinuation.yield(String(line.dropFirst(6))) }
             }
             readyContinuation.finish()
             eventContinuation.finish()
         }
         // A peer that never gets ready is killed, which ends its output and so the wait below.
-        let pid = process.processIdentifier
+        let pid = child.processIdentifier
         let watchdog = Task {
             try await Task.sleep(for: timeout)
             kill(pid, SIGTERM)
@@ -122,45 +107,35 @@ public final class BumblePeer {
         let readyLine = await readyIterator.next()
         watchdog.cancel()
         guard let readyLine else {
-            process.waitUntilExit()
-            let log = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+            child.stop()
+            let log = child.standardError
+            try? FileManager.default.removeItem(at: directory)
             throw StartError(description: "\(script) gave no READY line within \(timeout):\n\(log)")
         }
         let ready = try JSONDecoder().decode(Ready.self, from: Data(readyLine.utf8))
-        return BumblePeer(ready: ready, events: events, process: process, input: input, directory: directory)
+        return BumblePeer(ready: ready, events: events, child: child, directory: directory)
     }
 
-    private init(ready: Ready, events: AsyncStream<String>, process: Process, input: Pipe, directory: URL) {
+    private init(ready: Ready, events: AsyncStream<String>, child: ChildProcess, directory: URL) {
         self.ready = ready
         self.events = events
-        self.process = process
-        self.input = input
+        self.child = child
         self.directory = directory
     }
 
     /// The script's process ID (for a watchdog that must not hold the peer itself).
-    public var processIdentifier: Int32 { process.processIdentifier }
+    public var processIdentifier: Int32 { child.processIdentifier }
 
     /// Writes one line to the script's standard input (the centrals' JSON commands).
     public func send(line: String) {
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        child.write(line: line)
     }
 
     /// Stops the script (SIGTERM, then SIGKILL if it has not exited within `grace`) and removes its
     /// temporary files. Never waits unbounded: a script stuck in its own shutdown must not hang the run.
     public func stop(grace: Duration = .seconds(10)) {
         // Closing its standard input alone makes the script exit; SIGTERM as well in case it is busy.
-        try? input.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        let deadline = ContinuousClock.now + grace
-        while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
-        if process.isRunning {
-            FileHandle.standardError.write(Data("bumble peer \(process.processIdentifier) ignored SIGTERM for \(grace): killed\n".utf8))
-            kill(process.processIdentifier, SIGKILL)
-        }
-        // Also when the child has already exited: only waitUntilExit() releases the run-loop source through
-        // which Foundation's Process retains itself (without it the Process leaks).
-        process.waitUntilExit()
+        child.stop(grace: grace)
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HostTestSupport
 import Testing
 
 /// `bluewire gatt` against a peripheral whose ATT server stops answering: the recorded session

@@ -1,6 +1,8 @@
 import BluewireCore
 import BluewireSnoop
 import Foundation
+import HostTestSupport
+import PeerTestSupport
 import Testing
 
 /// `bluewire replay FILE -- serve ...` run as a process: a `serve` session that Bluewire recorded
@@ -38,33 +40,25 @@ struct ReplayServeCommandTests {
     }
 
     /// Starts `bluewire arguments...`; `finish` waits for it (killing it after `limit`) and collects its output.
-    static func start(_ arguments: [String]) throws -> (process: Process, finish: (Duration) async -> Run) {
+    static func start(_ arguments: [String]) throws -> (process: ChildProcess, finish: (Duration) async -> Run) {
         let binary = try #require(executable, "the bluewire executable was not built")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
         // serve's default bond file goes to a directory of this run, never the user's data directory.
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("replay-serve-data-\(UUID().uuidString.prefix(8))")
-        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": data.path]) { $1 }
-        try process.run()
+        let process = try ChildProcess(
+            binary, arguments, environment: ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": data.path]) { $1 })
+        let lines = process.lines
+        let stdout = Task {
+            var collected: [String] = []
+            for await line in lines { collected.append(line) }
+            return collected
+        }
         let finish: (Duration) async -> Run = { limit in
-            defer { try? FileManager.default.removeItem(at: data) }
-            let pid = process.processIdentifier
-            let watchdog = Task {
-                try await Task.sleep(for: limit)
-                kill(pid, SIGKILL)
+            defer {
+                try? FileManager.default.removeItem(at: data)
+                process.removeErrorLog()
             }
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            watchdog.cancel()
-            return Run(status: process.terminationStatus,
-                       stdout: String(decoding: stdout, as: UTF8.self).split(separator: "\n").map(String.init),
-                       stderr: String(decoding: stderr, as: UTF8.self))
+            let status = await process.exitStatus(within: limit)
+            return Run(status: status, stdout: await stdout.value.filter { !$0.isEmpty }, stderr: process.standardError)
         }
         return (process, finish)
     }
@@ -113,35 +107,36 @@ struct ReplayServeCommandTests {
     }
 
     @Test("a serve session recorded live with a bumble central replays with the same events",
-          .enabled(if: BumbleController.python != nil && executable != nil))
+          .enabled(if: executable != nil))
     func recordThenReplay() async throws {
         let update = ProcessInfo.processInfo.environment["BLUEWIRE_UPDATE_CAPTURES"] != nil
         let capture = update ? ReplayFixtures.captures.appendingPathComponent(Self.captureName)
             : FileManager.default.temporaryDirectory.appendingPathComponent("bluewire-serve-\(UUID().uuidString.prefix(8)).btsnoop")
         defer { if !update { try? FileManager.default.removeItem(at: capture) } }
         try await Self.withDatabaseFile { db in
-            let bumble = try BumbleController.start(arguments: ["--central", Self.address])
-            defer { bumble.stop() }
-            let (serve, finish) = try Self.start([
-                "serve", "--db", db.path, "--transport", bumble.transport, "--own-address", Self.address, "--capture", capture.path,
-            ])
-            let discovered = Task {
-                for await event in bumble.events where event.contains("\"discovered\"") { return true }
-                return false
-            }
-            let watchdog = Task {
-                try await Task.sleep(for: .seconds(30))
-                discovered.cancel()
-            }
-            #expect(await discovered.value, "bumble's central never finished discovery")
-            watchdog.cancel()
-            kill(serve.processIdentifier, SIGINT)
-            let live = await finish(.seconds(30))
-            #expect(live.status == 0, "stderr: \(live.stderr)")
+            try await withBumblePeer([.tcp], arguments: ["--central", Self.address]) { bumble in
+                let (serve, finish) = try Self.start([
+                    "serve", "--db", db.path, "--transport", bumble.transports[0], "--own-address", Self.address, "--capture", capture.path,
+                ])
+                let events = bumble.events
+                let discovered = Task {
+                    for await event in events where event.contains("\"discovered\"") { return true }
+                    return false
+                }
+                let watchdog = Task {
+                    try await Task.sleep(for: .seconds(30))
+                    discovered.cancel()
+                }
+                #expect(await discovered.value, "bumble's central never finished discovery")
+                watchdog.cancel()
+                kill(serve.processIdentifier, SIGINT)
+                let live = await finish(.seconds(30))
+                #expect(live.status == 0, "stderr: \(live.stderr)")
 
-            let replayed = try await Self.replay(capture, database: db)
-            #expect(replayed.status == 0, "stderr: \(replayed.stderr)")
-            #expect(replayed.stdout == live.stdout)
+                let replayed = try await Self.replay(capture, database: db)
+                #expect(replayed.status == 0, "stderr: \(replayed.stderr)")
+                #expect(replayed.stdout == live.stdout)
+            }
         }
     }
 }

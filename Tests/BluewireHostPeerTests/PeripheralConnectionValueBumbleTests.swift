@@ -3,6 +3,7 @@ import BluewireCore
 import BluewireGATT
 import BluewireTransport
 import Foundation
+import HostTestSupport
 import PeerTestSupport
 import Testing
 
@@ -34,7 +35,7 @@ struct PeripheralConnectionValueBumbleTests {
                 transport: try await TransportSpec(parsing: peer.transports[0]).open(),
                 configuration: HostConfiguration(randomAddress: address, commandTimeout: .seconds(10)))
             try await host.start()
-            let served = try PeripheralConnectionValueTests.Served()
+            let served = try ConnectionValueDatabase()
             let events = PeripheralEventRecorder(await host.peripheralEvents())
             await host.setDatabase(served.database)
             try await host.startAdvertising(try Advertisement(name: "Stale"))
@@ -50,7 +51,7 @@ struct PeripheralConnectionValueBumbleTests {
 
     func run(
         _ peer: BumblePeer, _ peerEvents: CocPeerEvents, _ host: BluetoothHost,
-        _ served: PeripheralConnectionValueTests.Served, _ events: PeripheralEventRecorder
+        _ served: ConnectionValueDatabase, _ events: PeripheralEventRecorder
     ) async throws {
         let isConnected: @Sendable (PeripheralEvent) -> Bool = { if case .connected = $0 { true } else { false } }
         let isSubscription: @Sendable (PeripheralEvent) -> Bool = { if case .subscriptionChanged = $0 { true } else { false } }

@@ -1,6 +1,7 @@
 import BluewireCore
 import BluewireSnoop
 import Foundation
+import HostTestSupport
 import Testing
 
 /// Every capture in `Captures/` that a `bluewire` command recorded (`--capture`) replays with that

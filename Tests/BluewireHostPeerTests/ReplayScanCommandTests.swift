@@ -1,4 +1,5 @@
 import Foundation
+import HostTestSupport
 import Testing
 
 /// `bluewire replay FILE -- scan ...` as a process, against the scan capture `bluewire scan
