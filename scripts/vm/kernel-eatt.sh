@@ -126,6 +126,12 @@ ControllerMode = le
 Channels = 2
 CONF
 
+# hci1 as bluetoothd must find it: not advertising. An earlier step (kernel-l2cap.sh) may have left it
+# advertising through mgmt; then bluetoothd's discovery did not see serve for 40 s, the kernel refused
+# the LE connection ("Host is down": it starts none while the same controller advertises), and
+# bluetoothd 5.66 crashed (SIGSEGV) on its next connect.
+timeout 15 btmgmt --index 1 advertising off >>"$work/bluetoothctl.log" 2>&1 || note "btmgmt --index 1 advertising off failed"
+
 controller_listed() { timeout 10 bluetoothctl list 2>/dev/null | grep -q Controller; }
 start_bluetoothd() {
   bluetoothd -n -d -f "$work/main.conf" >>"$work/bluetoothd.log" 2>&1 &
