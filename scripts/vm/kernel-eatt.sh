@@ -13,8 +13,8 @@
 #
 # Bounded: every wait has a deadline in seconds (TCG under load makes iteration counts meaningless),
 # every bluetoothctl call a time limit, and a watchdog fails the whole step after $limit seconds.
-# A failed try prints bluetoothd's log tail and btmon's last lines; bluetoothd crashing leaves a core
-# file whose backtrace is printed when gdb is there.
+# A failed try prints bluetoothd's log tail and btmon's last lines, and the backtrace of a crashed
+# bluetoothd that left a core file (it left none in the crashes seen so far).
 set -u
 bluewire=${BLUEWIRE_BIN:-bluewire}
 limit=${KERNEL_EATT_LIMIT:-240}
