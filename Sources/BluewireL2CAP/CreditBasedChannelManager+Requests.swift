@@ -27,8 +27,12 @@ extension CreditBasedChannelManager {
         case .creditBasedReconfigureRequest(let mtu, let mps, let destinations):
             acceptReconfigure(id, Array(destinations), mtu: Int(mtu), mps: Int(mps))
         case .disconnectionRequest(let destination, let source):
-            guard let channel = channels[destination], channel.state != .connecting, channel.remoteCID == source else {
-                return delegate(payload)
+            guard let channel = channels[destination], channel.state != .connecting else { return delegate(payload) }
+            // Core Vol 3 Part A §4.6: a known DCID with an SCID that is not its channel's remote CID is
+            // discarded silently; a Command Reject would call the DCID invalid, which it is not.
+            guard channel.remoteCID == source else {
+                emit(.signaling(.ignored(.disconnectionRequest)))
+                return
             }
             sendCommand(LESignalingCommand(identifier: id, body: .disconnectionResponse(destinationCID: destination, sourceCID: source)))
             channels[destination] = nil

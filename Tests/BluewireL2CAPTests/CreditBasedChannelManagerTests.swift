@@ -207,6 +207,26 @@ import Testing
         #expect(!taken)
     }
 
+    /// Core Vol 3 Part A §4.6: a Disconnection Request whose DCID is one of ours but whose SCID is not
+    /// that channel's remote CID is discarded silently. A Command Reject would say the DCID is
+    /// invalid, which it is not; the 6.1 kernel sent such a request when it had paired the CIDs of a
+    /// two-channel response with its sockets in another order than its request listed them.
+    @Test func disconnectionRequestWithAForeignSourceCIDIsDiscarded() throws {
+        var pair = try pair()
+        let a = try pair.central.connect(psm: Self.psm, now: pair.now)
+        pair.run()
+        let b = try #require(pair.peripheralEvents.connected.first)
+        let wrongSource = a &+ 1
+        let request = LESignalingCommand(identifier: 9, body: .disconnectionRequest(destinationCID: b, sourceCID: wrongSource))
+        pair.peripheral.receive(channelID: .leSignaling, payload: request.encode()[...], now: pair.now)
+        #expect(pair.peripheral.takeOutputs() == [.event(.signaling(.ignored(.disconnectionRequest)))])
+        #expect(pair.peripheral.channel(b)?.state == .open)
+        // The channel's own request still closes it.
+        try pair.central.disconnect(a, now: pair.now)
+        pair.run()
+        #expect(pair.peripheralEvents.contains(.disconnected(localCID: b, reason: .remote)))
+    }
+
     @Test func registryAcceptsOnlyLEPSMRanges() throws {
         var manager = CreditBasedChannelManager(role: .peripheral)
         #expect(throws: CreditBasedChannelError.invalidPSM(SPSM(0x0100))) { try manager.register(psm: SPSM(0x0100)) }

@@ -64,7 +64,7 @@ for _ in $(seq 50); do
 done
 echo "GUEST-READY uptime=$(cut -d' ' -f1 /proc/uptime)"
 
-export BLUEWIRE_TRANSPORT=hci0
+export BLUEWIRE_TRANSPORT=hci0 BLUEWIRE_VM_OUT="$out"
 export PATH="$BLUEWIRE_BUILD_DIR:$PATH"
 failures=0
 for step in "$@"; do

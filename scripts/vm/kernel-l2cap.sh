@@ -23,6 +23,8 @@ finish() {
     done
   fi
   [ -n "${listener:-}" ] && kill "$listener" 2>/dev/null && wait "$listener" 2>/dev/null
+  # Later steps want hci1 quiet: the kernel starts no LE connection while it advertises.
+  timeout 15 btmgmt --index 1 advertising off >/dev/null 2>&1
   [ "$1" = PASS ]
   exit $?
 }

@@ -12,9 +12,11 @@
 # Without steps it runs the KernelUserChannelTests suite (Reset → Command Complete over the user
 # channel, busy, reopen, missing device), scripts/vm/kernel-scan.sh (Bluewire on hci0 scans what
 # Bluewire on hci1 advertises), scripts/vm/kernel-l2cap.sh (262,144 octets piped through `bluewire
-# l2cap connect` on hci0 all reach the kernel's l2test on hci1); scripts/vm/kernel-eatt.sh
-# (bluetoothd on hci1 reads from `bluewire serve` on hci0 over EATT bearers) is run on request only. --capture FILE keeps
-# the guest's btmon recording (btsnoop datalink 2001). --verbose echoes everything the guest prints.
+# l2cap connect` on hci0 all reach the kernel's l2test on hci1) and scripts/vm/kernel-eatt.sh
+# (bluetoothd on hci1 reads from `bluewire serve` on hci0 over an EATT bearer; it fails by itself
+# within 240 s). --capture FILE keeps the guest's btmon recording (btsnoop datalink 2001). --verbose
+# echoes everything the guest prints. KEEP_VM_OUT=1 keeps the guest's output directory (under .build,
+# named in the output) with the steps' logs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -27,7 +29,7 @@ while [ $# -gt 0 ]; do
     --capture) capture=$2; shift 2 ;;
     --kernel) kernel=$2; shift 2 ;;
     -v|--verbose) verbose=true; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
@@ -44,15 +46,12 @@ tests="$build_dir/BluewirePackageTests.xctest"
 
 if [ $# -eq 0 ]; then
   set -- "BLUEWIRE_KERNEL_HCI=hci0 $tests --testing-library swift-testing --filter KernelUserChannelTests" \
-    "bash $root/scripts/vm/kernel-scan.sh" "bash $root/scripts/vm/kernel-l2cap.sh"
-  # kernel-eatt.sh (bluetoothd over EATT bearers) is run alone, not by default: in full runs
-  # bluetoothd 5.66 once crashed (SIGSEGV) and once had its LE connection aborted by the kernel,
-  # and a hang there cost the whole VM step. Run it with:
-  #   scripts/vm/run-kernel-test.sh "bash $PWD/scripts/vm/kernel-eatt.sh"
+    "bash $root/scripts/vm/kernel-scan.sh" "bash $root/scripts/vm/kernel-l2cap.sh" \
+    "bash $root/scripts/vm/kernel-eatt.sh"
 fi
 
 out=$(mktemp -d "$root/.build/vm-XXXXXX")
-trap 'rm -rf "$out"' EXIT
+if [ -n "${KEEP_VM_OUT:-}" ]; then echo "kernel-vm-test: guest output kept in $out"; else trap 'rm -rf "$out"' EXIT; fi
 log=$out/guest.log
 steps=()
 for step in "$@"; do steps+=("$(printf '%q' "$step")"); done
