@@ -87,6 +87,29 @@ struct RemotePeripheralCloseTests {
         #expect(released == nil, "the peripheral (and its queue's parked worker) outlived every reference to it")
     }
 
+    @Test("a peripheral released with no link ends its event sequence: its consumer's task ends, it is not left waiting")
+    func releasedWithoutALinkEndsItsEvents() async throws {
+        let fixture = try await RemotePeripheralTests.Fixture()
+        weak var released: RemotePeripheral?
+        let consumer: Task<Int, Never>
+        do {
+            let remote = RemotePeripheral(host: fixture.centralHost, peer: fixture.remote.peer)
+            let events = await remote.events()
+            consumer = Task {
+                var count = 0
+                for await _ in events { count += 1 }
+                return count
+            }
+            #expect(await remote.pendingWork.eventStreams == 1)
+            released = remote
+        }
+        for _ in 0..<1_000 where released != nil { await Task.yield() }
+        #expect(released == nil)
+        // The consumer's loop ends (before, it waited for ever).
+        #expect(await consumer.value == 0, "no event came: the sequence ended with the peripheral")
+        await fixture.close()
+    }
+
     @Test("a peripheral whose events are being read is released once the application drops it")
     func eventsKeepNoCycle() async throws {
         let fixture = try await RemotePeripheralTests.Fixture()

@@ -23,7 +23,9 @@ final class Locked<Value: Sendable>: Sendable {
 
 /// Writes the access token once per link (the application authorizer the OTA example uses too).
 final class TokenAuthorizer: OperationAuthorizer {
-    let peripheral: RemotePeripheral
+    /// Weakly: the peripheral's queue holds this authorizer (through its decorator), so a strong
+    /// reference would be a cycle that keeps the peripheral, its queue and its worker alive for ever.
+    weak let peripheral: RemotePeripheral?
     let token: [UInt8]
     let authorized = Mutex<(link: Int?, calls: Int, writes: Int)>((nil, 0, 0))
 
@@ -33,7 +35,7 @@ final class TokenAuthorizer: OperationAuthorizer {
     }
 
     func authorize(for requirements: OperationRequirements) async throws(OperationError) {
-        guard let link = peripheral.link else { throw .notConnected }
+        guard let link = peripheral?.link else { throw .notConnected }
         let done = authorized.withLock { state in
             state.calls += 1
             return state.link == link.number

@@ -143,7 +143,9 @@ struct OTACentral: AsyncParsableCommand {
 /// Writes the access token once per link: the application's authorization (Bluewire's
 /// `BluetoothHost` has no pairing yet; an authorizer that pairs would plug in here).
 final class TokenAuthorizer: OperationAuthorizer {
-    let peripheral: RemotePeripheral
+    /// Weakly: the peripheral's queue holds this authorizer (through its decorator), so a strong
+    /// reference would be a cycle that keeps the peripheral, its queue and its worker alive for ever.
+    weak let peripheral: RemotePeripheral?
     let token: String
     private let authorizedLink = Mutex<Int?>(nil)
 
@@ -153,7 +155,7 @@ final class TokenAuthorizer: OperationAuthorizer {
     }
 
     func authorize(for requirements: OperationRequirements) async throws(OperationError) {
-        guard let link = peripheral.link else { throw .notConnected }
+        guard let link = peripheral?.link else { throw .notConnected }
         if authorizedLink.withLock({ $0 == link.number }) { return }
         // On the link's own GATT client: the peripheral's queue is busy running the operation.
         // A link lost here is reported as such (auto-connect resumes); anything else as a failure.

@@ -94,6 +94,15 @@ public actor RemotePeripheral: ConnectionEstablisher {
         self.queue = GATTOperationQueue(performer: RemotePeripheralBearer(slot: slot), sharingExecutorWith: host)
     }
 
+    /// A peripheral released by the application ends its event and subscription sequences: nothing
+    /// else could (it hears of its host's close only through a link's end or a connect, and one with
+    /// neither never does), and a consumer still iterating one would wait for ever, its task and
+    /// everything it holds never freed (LeakSanitizer found such a consumer after the hosts closed).
+    deinit {
+        for observer in observers.values { observer.finish() }
+        for state in subscriptions.values { state.continuation.finish() }
+    }
+
     /// The peripheral reached through `host`'s engine (the links are the engine's; `host` sees them
     /// as its own connections).
     public init(host: BluetoothHost, peer: BluetoothAddress, configuration: Configuration = Configuration()) {
