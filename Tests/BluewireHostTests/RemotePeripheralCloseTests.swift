@@ -2,6 +2,7 @@
 import BluewireCore
 import BluewireHostEngine
 import BluewireTesting
+import Synchronization
 import Testing
 
 /// Closing the host a `RemotePeripheral` reaches its peer through: whatever the peripheral had under
@@ -92,12 +93,14 @@ struct RemotePeripheralCloseTests {
         let fixture = try await RemotePeripheralTests.Fixture()
         weak var released: RemotePeripheral?
         let consumer: Task<Int, Never>
+        let loopEnded = LoopEndFlag()
         do {
             let remote = RemotePeripheral(host: fixture.centralHost, peer: fixture.remote.peer)
             let events = await remote.events()
             consumer = Task {
                 var count = 0
                 for await _ in events { count += 1 }
+                loopEnded.set()
                 return count
             }
             #expect(await remote.pendingWork.eventStreams == 1)
@@ -105,7 +108,12 @@ struct RemotePeripheralCloseTests {
         }
         for _ in 0..<1_000 where released != nil { await Task.yield() }
         #expect(released == nil)
-        // The consumer's loop ends (before, it waited for ever).
+        // The consumer's loop ends (before, it waited for ever). Bounded by a count of scheduling
+        // turns, not by time: a loop still waiting fails here, and is then cancelled (which ends an
+        // AsyncStream's iteration) so that the test ends instead of hanging.
+        for _ in 0..<1_000 where !loopEnded.isSet { await Task.yield() }
+        #expect(loopEnded.isSet, "the consumer still waits for events of a released peripheral")
+        if !loopEnded.isSet { consumer.cancel() }
         #expect(await consumer.value == 0, "no event came: the sequence ended with the peripheral")
         await fixture.close()
     }
@@ -125,4 +133,12 @@ struct RemotePeripheralCloseTests {
         _ = events
         await fixture.close()
     }
+}
+
+/// Set by a task when its loop is over, so a test can tell an ended loop from one still waiting
+/// without awaiting it.
+private final class LoopEndFlag: Sendable {
+    private let ended = Atomic<Bool>(false)
+    func set() { ended.store(true, ordering: .releasing) }
+    var isSet: Bool { ended.load(ordering: .acquiring) }
 }
