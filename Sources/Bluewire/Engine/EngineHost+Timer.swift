@@ -26,13 +26,21 @@ extension EngineHost {
         timerDeadline = deadline
         guard let deadline else { return }
         let clock = self.clock
+        timerGeneration &+= 1
+        let generation = timerGeneration
         timerTask = Task { [weak self] in
             do { try await clock.sleep(until: deadline) } catch { return }
-            await self?.timerFired()
+            await self?.timerFired(generation: generation)
         }
     }
 
-    func timerFired() {
+    /// A timer woke. If it was replaced after it woke (its cancellation came too late to stop it),
+    /// it does nothing: clearing `timerTask` here would drop the replacement without cancelling it,
+    /// and that task would sleep on past `close()` (on a virtual clock that nobody advances, for
+    /// ever). The replacement sleeps until the engine's next deadline as it stood when it was armed,
+    /// and wakes at once if that is already past, so nothing due is missed.
+    func timerFired(generation: UInt64) {
+        guard generation == timerGeneration else { return }
         timerTask = nil
         timerDeadline = nil
         engine.advanceTime(to: clock.now)

@@ -39,6 +39,9 @@ public actor EngineHost {
     var timerTask: Task<Void, Never>?
     /// When `timerTask` wakes (EngineHost+Timer).
     var timerDeadline: MonotonicInstant?
+    /// Which armed timer `timerTask` is: a replaced timer that had already woken must not act as the
+    /// current one (EngineHost+Timer).
+    var timerGeneration: UInt64 = 0
     /// The clock is the machine's: a timer left sleeping past the need for it is invisible, so it is
     /// kept rather than replaced on every ATT request (EngineHost+Timer).
     let keepsEarlierTimer: Bool
