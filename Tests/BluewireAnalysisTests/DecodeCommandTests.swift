@@ -7,16 +7,7 @@ import Testing
 /// `bluewire decode` run as a process, as users and scripts run it.
 @Suite struct DecodeCommandTests {
     /// The `bluewire` executable SwiftPM built next to the test bundle.
-    static var executable: URL? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("bluewire")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        let build = AnalysisFixtures.captures.deletingLastPathComponent().appendingPathComponent(".build/debug/bluewire")
-        return FileManager.default.isExecutableFile(atPath: build.path) ? build : nil
-    }
+    static var executable: URL? { BluewireExecutable.url }
 
     struct Run {
         var status: Int32

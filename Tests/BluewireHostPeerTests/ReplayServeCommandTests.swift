@@ -28,16 +28,7 @@ struct ReplayServeCommandTests {
     }
 
     /// The `bluewire` executable beside the test bundle (or in .build/debug).
-    static var executable: URL? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("bluewire")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        let build = ReplayFixtures.captures.deletingLastPathComponent().appendingPathComponent(".build/debug/bluewire")
-        return FileManager.default.isExecutableFile(atPath: build.path) ? build : nil
-    }
+    static var executable: URL? { BluewireExecutable.url }
 
     /// Starts `bluewire arguments...`; `finish` waits for it (killing it after `limit`) and collects its output.
     static func start(_ arguments: [String]) throws -> (process: ChildProcess, finish: (Duration) async -> Run) {

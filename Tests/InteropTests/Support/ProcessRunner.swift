@@ -11,13 +11,7 @@ enum ProcessRunner {
     /// The `bluewire` executable of this build (next to the test bundle), or `$BLUEWIRE_BINARY`.
     static var bluewire: URL {
         get throws {
-            if let path = ProcessInfo.processInfo.environment["BLUEWIRE_BINARY"] { return URL(fileURLWithPath: path) }
-            let candidates = [
-                URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bluewire"),
-                Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("bluewire"),
-                BumblePeer.repositoryRoot.appendingPathComponent(".build/debug/bluewire"),
-            ]
-            guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            guard let found = BluewireExecutable.url else {
                 throw Failure(description: "no bluewire executable next to the tests: run `swift build` first")
             }
             return found
